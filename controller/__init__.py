@@ -1,0 +1,1 @@
+"""Table controller daemon: engine, configuration, journal, publishing and CLI."""

@@ -1,0 +1,41 @@
+"""Outbound messages: what the engine asks the shell to publish, topic relative to the prefix."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+# Topic suffixes under the table prefix (CONTRACT section 3).
+STATUS = "status"
+STATE = "state"
+EVENTS = "events"
+HOLECARDS = "holecards"
+ALERTS = "alerts"
+
+
+@dataclass(frozen=True, slots=True)
+class Message:
+    """One MQTT publication; `topic` is relative to the table prefix."""
+
+    topic: str
+    payload: dict[str, Any]
+    qos: int = 1
+    retain: bool = False
+
+    def payload_bytes(self) -> bytes:
+        """The exact bytes published: compact, key order as built (deterministic)."""
+        return json.dumps(self.payload, separators=(",", ":"), ensure_ascii=False).encode()
+
+    def to_line(self, prefix: str) -> str:
+        """The `replay` output line: {"topic", "qos", "retain", "payload"}."""
+        return json.dumps(
+            {
+                "topic": f"{prefix}/{self.topic}",
+                "qos": self.qos,
+                "retain": self.retain,
+                "payload": self.payload,
+            },
+            separators=(",", ":"),
+            ensure_ascii=False,
+        )

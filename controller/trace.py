@@ -1,0 +1,255 @@
+"""Input trace events (CONTRACT section 2): typed records, parsing and canonical JSON."""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from controller.errors import TraceError
+
+CARD_RE = re.compile(r"^[23456789TJQKA][cdhs]$")
+ANTENNA_RE = re.compile(r"^(seat|bet)([1-9]|10)$|^(board|burn|muck|pot|register)$")
+
+BUTTON_NAMES = frozenset(
+    {"shuffler", "check", "misdeal", "floor", "exposed", "boxed", "allin", "raise"}
+)
+COMMAND_NAMES = frozenset({"seat", "unseat", "level", "button", "stack"})
+
+
+@dataclass(frozen=True, slots=True)
+class Command:
+    """A room-server or operator command (`seat`, `unseat`, `level`, `button`, ...)."""
+
+    t: float
+    name: str
+    args: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class ButtonPress:
+    """A physical button: shuffler, dealer panel (`check`, `misdeal`...) or a seat's all-in."""
+
+    t: float
+    name: str
+    seat: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class TagIn:
+    """A tag (card, chip or marker) arrived at an antenna."""
+
+    t: float
+    antenna: str
+    card: str | None = None
+    chip: str | None = None
+    value: int | None = None
+    uid: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class TagOut:
+    """A tag left an antenna."""
+
+    t: float
+    antenna: str
+    card: str | None = None
+    chip: str | None = None
+    value: int | None = None
+    uid: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Badge:
+    """A staff badge presented to the PC/SC reader."""
+
+    t: float
+    uid: str
+
+
+@dataclass(frozen=True, slots=True)
+class Tick:
+    """Time passing with no other input (an engine timer fired)."""
+
+    t: float
+
+
+Event = Command | ButtonPress | TagIn | TagOut | Badge | Tick
+
+_COMMAND_FIELDS: dict[str, dict[str, type]] = {
+    "seat": {"seat": int, "player": str, "stack": int},
+    "unseat": {"seat": int},
+    "level": {"small_blind": int, "big_blind": int, "ante": int},
+    "button": {"seat": int},
+    "stack": {"seat": int, "stack": int},
+}
+_COMMAND_OPTIONAL: dict[str, dict[str, type]] = {
+    "level": {"level": int, "bb_ante": bool},
+    "seat": {"id": str},
+}
+
+
+def _num(obj: dict[str, Any], key: str) -> float:
+    value = obj.get(key)
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+        raise TraceError(f"field {key!r} must be a finite number, got {value!r}")
+    return float(value)
+
+
+def _int(obj: dict[str, Any], key: str, *, required: bool = True) -> int | None:
+    value = obj.get(key)
+    if value is None and not required:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TraceError(f"field {key!r} must be an integer, got {value!r}")
+    return value
+
+
+def _str(obj: dict[str, Any], key: str, *, required: bool = True) -> str | None:
+    value = obj.get(key)
+    if value is None and not required:
+        return None
+    if not isinstance(value, str) or not value:
+        raise TraceError(f"field {key!r} must be a non-empty string, got {value!r}")
+    return value
+
+
+def _parse_tag(obj: dict[str, Any], t: float, cls: type[TagIn] | type[TagOut]) -> TagIn | TagOut:
+    antenna = _str(obj, "antenna")
+    assert antenna is not None
+    if not ANTENNA_RE.match(antenna):
+        raise TraceError(f"unknown antenna {antenna!r}")
+    card = _str(obj, "card", required=False)
+    chip = _str(obj, "chip", required=False)
+    uid = _str(obj, "uid", required=False)
+    value = _int(obj, "value", required=False)
+    if card is not None and not CARD_RE.match(card):
+        raise TraceError(f"bad card name {card!r} (rank 23456789TJQKA + suit cdhs)")
+    if value is not None and value <= 0:
+        raise TraceError(f"chip value must be positive, got {value}")
+    if chip is not None and value is None:
+        raise TraceError("a chip needs its 'value'")
+    if sum(x is not None for x in (card, chip, uid)) != 1:
+        raise TraceError("a tag event carries exactly one of 'card', 'chip' or 'uid'")
+    return cls(t=t, antenna=antenna, card=card, chip=chip, value=value, uid=uid)
+
+
+def parse_event(obj: Any) -> Event:
+    """Validate one decoded JSON object and return the typed event; raise TraceError."""
+    if not isinstance(obj, dict):
+        raise TraceError(f"a trace line must be a JSON object, got {type(obj).__name__}")
+    t = _num(obj, "t")
+    if t < 0:
+        raise TraceError(f"'t' must not be negative, got {t}")
+    kind = obj.get("event")
+    if kind == "tick":
+        return Tick(t=t)
+    if kind in ("tag_in", "tag_out"):
+        return _parse_tag(obj, t, TagIn if kind == "tag_in" else TagOut)
+    if kind == "button":
+        name = _str(obj, "name")
+        if name not in BUTTON_NAMES:
+            raise TraceError(f"unknown button {name!r}")
+        seat = _int(obj, "seat", required=name == "allin")
+        return ButtonPress(t=t, name=name, seat=seat)
+    if kind == "badge":
+        uid = _str(obj, "uid")
+        assert uid is not None
+        return Badge(t=t, uid=uid.upper())
+    if kind == "command":
+        name = _str(obj, "name")
+        assert name is not None
+        if name not in COMMAND_NAMES:
+            raise TraceError(f"unknown command {name!r}")
+        args: dict[str, Any] = {}
+        for key, typ in _COMMAND_FIELDS[name].items():
+            value = obj.get(key)
+            if typ is int:
+                args[key] = _int(obj, key)
+            elif typ is str:
+                args[key] = _str(obj, key)
+            else:  # pragma: no cover - table above only has int/str
+                args[key] = value
+        for key, typ in _COMMAND_OPTIONAL.get(name, {}).items():
+            if key in obj:
+                value = obj[key]
+                if typ is bool and not isinstance(value, bool):
+                    raise TraceError(f"field {key!r} must be true or false")
+                if typ is int:
+                    value = _int(obj, key)
+                if typ is str:
+                    value = _str(obj, key)
+                args[key] = value
+        return Command(t=t, name=name, args=args)
+    raise TraceError(f"unknown event kind {kind!r}")
+
+
+def parse_line(line: str) -> Event:
+    """Parse one JSON Lines trace line."""
+    try:
+        obj = json.loads(line)
+    except json.JSONDecodeError as exc:
+        raise TraceError(f"not JSON: {exc.msg} at column {exc.colno}") from exc
+    return parse_event(obj)
+
+
+def event_to_dict(event: Event) -> dict[str, Any]:
+    """The canonical trace object of an event (inverse of parse_event)."""
+    out: dict[str, Any] = {"t": event.t}
+    if isinstance(event, Tick):
+        out["event"] = "tick"
+    elif isinstance(event, TagIn | TagOut):
+        out["event"] = "tag_in" if isinstance(event, TagIn) else "tag_out"
+        out["antenna"] = event.antenna
+        for key in ("card", "chip", "value", "uid"):
+            value = getattr(event, key)
+            if value is not None:
+                out[key] = value
+    elif isinstance(event, ButtonPress):
+        out["event"] = "button"
+        out["name"] = event.name
+        if event.seat is not None:
+            out["seat"] = event.seat
+    elif isinstance(event, Badge):
+        out["event"] = "badge"
+        out["uid"] = event.uid
+    else:
+        out["event"] = "command"
+        out["name"] = event.name
+        out.update(event.args)
+    return out
+
+
+def event_to_json(event: Event) -> str:
+    """One canonical JSON Lines line (no newline) for an event."""
+    return json.dumps(event_to_dict(event), separators=(",", ":"))
+
+
+def iter_trace(lines: Iterable[str], *, source: str = "<trace>") -> Iterator[Event]:
+    """Parse a trace; blank lines and lines starting with '#' are skipped.
+
+    Raises TraceError naming the source and line number, and if `t` decreases.
+    """
+    last_t = 0.0
+    for number, raw in enumerate(lines, start=1):
+        line = raw.strip()
+        if not line or line.startswith("#"):
+            continue
+        try:
+            event = parse_line(line)
+        except TraceError as exc:
+            raise TraceError(f"{source}:{number}: {exc}") from exc
+        if event.t < last_t:
+            raise TraceError(f"{source}:{number}: 't' went backwards ({event.t} < {last_t})")
+        last_t = event.t
+        yield event
+
+
+def load_trace(path: Path) -> list[Event]:
+    """Read a whole trace file."""
+    with path.open(encoding="utf-8") as fh:
+        return list(iter_trace(fh, source=str(path)))

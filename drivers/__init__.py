@@ -1,0 +1,1 @@
+"""Hardware drivers: reader boards over serial, GPIO buttons and lamps, badge reader."""

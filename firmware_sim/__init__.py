@@ -1,0 +1,1 @@
+"""Firmware simulators: reader boards on pseudo-terminals, shuffler, panel and badges."""
