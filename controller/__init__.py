@@ -1,1 +1,3 @@
 """Table controller daemon: engine, configuration, journal, publishing and CLI."""
+
+__version__ = "0.1.0"

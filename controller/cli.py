@@ -1,0 +1,232 @@
+"""`tablectl`: run the daemon, a whole simulated table, replay a trace, register a deck."""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import logging
+import random
+import signal
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+from controller.config import Config, load_config
+from controller.errors import TableError
+from controller.trace import Event, load_trace
+
+DEFAULT_SIM_CONFIG = Path("examples/sim-table.toml")
+
+
+def _config(path: Path | None, profile: str | None = None) -> Config:
+    if path is None:
+        if not DEFAULT_SIM_CONFIG.exists():
+            raise TableError(
+                f"no --config given and {DEFAULT_SIM_CONFIG} not found (run from the repository)"
+            )
+        path = DEFAULT_SIM_CONFIG
+    return load_config(path, profile_override=profile)
+
+
+def cmd_replay(args: argparse.Namespace) -> int:
+    """`tablectl replay TRACE --config FILE [--profile NAME]`."""
+    from controller.replay import replay
+
+    config = _config(args.config, args.profile)
+    events = load_trace(args.trace)
+    replay(config, events, sys.stdout)
+    return 0
+
+
+def _wait_for_signal(stop: threading.Event) -> None:
+    def handler(signum: int, _frame: object) -> None:
+        stop.set()
+
+    signal.signal(signal.SIGINT, handler)
+    signal.signal(signal.SIGTERM, handler)
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    """`tablectl run --config FILE`: the daemon on the configured backends."""
+    from controller.daemon import Daemon
+
+    config = _config(args.config)
+    if config.broker.host is None:
+        raise TableError(f"{config.path}: [broker] host: required by `tablectl run`")
+    daemon = Daemon(config)
+    stop = threading.Event()
+    _wait_for_signal(stop)
+    daemon.start()
+    logging.getLogger("tablectl").info("table %s running", config.table.id)
+    while not stop.wait(1.0):
+        pass
+    daemon.stop()
+    return 0
+
+
+def demo_script(config: Config, hands: int, seed: int) -> list[Event]:
+    """The built-in demo: seat every seat, then deal `hands` whole hands."""
+    from firmware_sim.dealer import DealerClock, deal_hand, seat_players
+
+    seats = list(config.seat_numbers)
+    names = ["Alice", "Bruno", "Chiara", "Dario", "Elena", "Fabio", "Giulia", "Hugo", "Irene",
+             "Jonas"]
+    events = seat_players(
+        [(s, names[s - 1], 20_000) for s in seats], (100, 200, 0), button=seats[-1]
+    )
+    rng = random.Random(seed)
+    clock = DealerClock(0.5)
+    button = seats[-1]
+    for _ in range(hands):
+        first = seats[seats.index(button) + 1] if button != seats[-1] else seats[0]
+        events.extend(deal_hand(rng, clock, seats, first))
+        clock.step(1.0)
+        button = first
+    return events
+
+
+class _Watcher:
+    """Prints what a room server and the TV crew would see, one line per message."""
+
+    def __init__(self, host: str, port: int, prefix: str) -> None:
+        import paho.mqtt.client as mqtt
+
+        self.client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id="tablectl-sim-watch")
+        self.prefix = prefix
+        self.client.on_message = self._on_message
+        self.client.on_connect = lambda c, *_a: c.subscribe(f"{prefix}/#", qos=1)
+        self.client.connect(host, port)
+        self.client.loop_start()
+
+    def _on_message(self, _c: object, _u: object, msg: object) -> None:
+        topic = getattr(msg, "topic", "")[len(self.prefix) + 1 :]
+        if topic == "state":
+            return
+        payload = getattr(msg, "payload", b"").decode(errors="replace")
+        print(f"{topic:10} {payload}", flush=True)
+
+    def stop(self) -> None:
+        self.client.loop_stop()
+        self.client.disconnect()
+
+
+def cmd_sim(args: argparse.Namespace) -> int:
+    """`tablectl sim [--config FILE]`: simulators + daemon + dealing, on a local broker."""
+    from controller.daemon import Daemon
+    from controller.localbroker import LocalBroker
+    from firmware_sim.player import ScriptPlayer
+
+    config = _config(args.config, args.profile)
+    local: LocalBroker | None = None
+    broker = config.broker
+    if broker.host is None:
+        local = LocalBroker(args.broker_port)
+        local.start()
+        broker = dataclasses.replace(broker, host="127.0.0.1", port=local.port)
+        print(f"local mosquitto on 127.0.0.1:{local.port}; watch it with:\n"
+              f"  mosquitto_sub -h 127.0.0.1 -p {local.port} -t '{broker.prefix}/#' -v",
+              flush=True)
+    if not args.keep_journal:
+        journal_dir = Path(tempfile.mkdtemp(prefix="tablectl-sim-"))
+        config = dataclasses.replace(
+            config, journal=dataclasses.replace(config.journal, path=journal_dir / "sim.journal")
+        )
+    print(f"journal: {config.journal.path}", flush=True)
+    script = args.script or config.sim.script
+    hands = args.hands if args.hands is not None else (config.sim.hands or 3)
+    events = load_trace(script) if script else demo_script(config, hands, args.seed)
+    daemon = Daemon(config, broker=broker)
+    stop = threading.Event()
+    _wait_for_signal(stop)
+    watcher: _Watcher | None = None
+    try:
+        daemon.start()
+        if not args.quiet:
+            watcher = _Watcher(broker.host or "127.0.0.1", broker.port, broker.prefix)
+        time.sleep(0.5)  # the reader boards say HELLO first
+        player = ScriptPlayer(daemon, speed=args.speed or config.sim.speed)
+        played = player.play(events, stop)
+        time.sleep(1.0)
+        if daemon.publisher is not None:
+            daemon.publisher.wait_idle(5.0)
+        print(f"sim: played {played} script events, engine applied {daemon.applied}, "
+              f"last seq {daemon.engine.seq}", flush=True)
+    finally:
+        if watcher is not None:
+            watcher.stop()
+        daemon.stop()
+        if local is not None:
+            local.stop()
+    return 0
+
+
+def cmd_register_deck(args: argparse.Namespace) -> int:
+    """`tablectl register-deck`: read 52 cards one by one on the registration antenna."""
+    from controller.register_deck import register_deck
+
+    config = _config(args.config)
+    return register_deck(config, args.out, args.deck_id, antenna=args.antenna,
+                         simulate=args.simulate, timeout=args.timeout)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser (CONTRACT section 1)."""
+    parser = argparse.ArgumentParser(prog="tablectl", description=__doc__)
+    parser.add_argument("-v", "--verbose", action="store_true", help="debug logging")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    p = sub.add_parser("run", help="the table daemon on the configured backends")
+    p.add_argument("--config", type=Path, required=True)
+    p.set_defaults(func=cmd_run)
+
+    p = sub.add_parser("sim", help="a whole simulated table against a local broker")
+    p.add_argument("--config", type=Path, default=None)
+    p.add_argument("--profile", default=None)
+    p.add_argument("--script", type=Path, default=None, help="a dealing script (trace format)")
+    p.add_argument("--hands", type=int, default=None, help="demo hands to deal (default 3)")
+    p.add_argument("--seed", type=int, default=1, help="demo shuffle seed")
+    p.add_argument("--speed", type=float, default=None, help="time scale (2 = twice as fast)")
+    p.add_argument("--broker-port", type=int, default=None)
+    p.add_argument("--keep-journal", action="store_true", help="use the configured journal")
+    p.add_argument("--quiet", action="store_true", help="do not print the published messages")
+    p.set_defaults(func=cmd_sim)
+
+    p = sub.add_parser("replay", help="feed a trace through the engine, print every message")
+    p.add_argument("trace", type=Path)
+    p.add_argument("--config", type=Path, required=True)
+    p.add_argument("--profile", default=None)
+    p.set_defaults(func=cmd_replay)
+
+    p = sub.add_parser("register-deck", help="register a deck's 52 tags, one card at a time")
+    p.add_argument("--config", type=Path, required=True)
+    p.add_argument("--out", type=Path, required=True, help="deck file to write")
+    p.add_argument("--deck-id", required=True)
+    p.add_argument("--antenna", default="register", help="antenna the cards are read on")
+    p.add_argument("--timeout", type=float, default=600.0, help="give up after this long")
+    p.add_argument("--simulate", action="store_true",
+                   help="sim backend: place 52 simulated tags on the antenna")
+    p.set_defaults(func=cmd_register_deck)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the `tablectl` console script."""
+    args = build_parser().parse_args(argv)
+    logging.basicConfig(
+        level=logging.DEBUG if args.verbose else logging.INFO,
+        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
+    )
+    try:
+        return int(args.func(args))
+    except TableError as exc:
+        print(f"tablectl: {exc}", file=sys.stderr)
+        return 2
+    except BrokenPipeError:
+        return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,5 @@
+"""The pure table engine: trace events in, messages out; no I/O, no clock, no randomness."""
+
+from controller.engine.engine import Engine, EngineSpec
+
+__all__ = ["Engine", "EngineSpec"]

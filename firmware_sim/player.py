@@ -1,0 +1,96 @@
+"""Plays a physical trace on a running daemon's simulated devices, in (scaled) real time."""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections.abc import Iterable
+from typing import Any
+
+from controller.trace import Badge, ButtonPress, Command, Event, TagIn, TagOut, Tick
+
+
+class ScriptPlayer:
+    """Turns trace lines into simulator actions: tags placed on the simulated reader boards,
+    buttons pressed on the simulated GPIO bank, commands sent like the room server's.
+
+    `daemon` is a started `controller.daemon.Daemon` on sim backends.
+    """
+
+    def __init__(self, daemon: Any, *, speed: float = 1.0) -> None:
+        self.daemon = daemon
+        self.speed = speed
+        cfg = daemon.config
+        self.card_antennas = set(cfg.card_reader.antennas)
+        self.deck = daemon.engine.deck
+        self.pins: dict[tuple[str, int | None], int] = {}
+        if cfg.gpio.shuffler is not None:
+            self.pins[("shuffler", None)] = cfg.gpio.shuffler
+        for name, pin in cfg.gpio.panel.items():
+            self.pins[(name, None)] = pin
+        for seat, pin in cfg.gpio.allin_buttons.items():
+            self.pins[("allin", seat)] = pin
+        self.played = 0
+
+    def play(self, events: Iterable[Event], stop: threading.Event | None = None) -> int:
+        """Play events at their times (divided by speed); return how many were played."""
+        start = time.monotonic()
+        first_t: float | None = None
+        for event in events:
+            if stop is not None and stop.is_set():
+                break
+            if first_t is None:
+                first_t = event.t
+            due = start + (event.t - first_t) / self.speed
+            delay = due - time.monotonic()
+            if delay > 0:
+                time.sleep(delay)
+            self.perform(event)
+            self.played += 1
+        return self.played
+
+    def perform(self, event: Event) -> None:
+        """Carry out one trace event on the simulated hardware."""
+        if isinstance(event, TagIn | TagOut):
+            self._tag(event)
+        elif isinstance(event, ButtonPress):
+            pin = self.pins.get((event.name, event.seat))
+            if pin is None or self.daemon.gpio is None or not hasattr(self.daemon.gpio, "press"):
+                self.daemon.submit(ButtonPress(self.daemon.now(), event.name, event.seat))
+            else:
+                self.daemon.gpio.press(pin)
+                self.daemon.gpio.release(pin)
+        elif isinstance(event, Command):
+            self.daemon.submit_command(event.name, json.dumps(event.args).encode())
+        elif isinstance(event, Badge):
+            self.daemon.submit(Badge(self.daemon.now(), event.uid))
+        elif isinstance(event, Tick):
+            pass
+
+    def _tag(self, event: TagIn | TagOut) -> None:
+        uid = event.uid
+        if uid is None and event.card is not None and self.deck is not None:
+            uid = self.deck.uid_of(event.card)
+        if uid is None and event.chip is not None:
+            uid = event.chip
+        board_name = "card_reader" if event.antenna in self.card_antennas else "chip_reader"
+        board = self.daemon.sim_boards.get(board_name)
+        if board is None or uid is None:
+            self.daemon.submit(event.__class__(**{**_fields(event), "t": self.daemon.now()}))
+            return
+        if isinstance(event, TagIn):
+            board.place(event.antenna, uid)
+        else:
+            board.remove(event.antenna, uid)
+
+
+def _fields(event: TagIn | TagOut) -> dict[str, Any]:
+    return {
+        "t": event.t,
+        "antenna": event.antenna,
+        "card": event.card,
+        "chip": event.chip,
+        "value": event.value,
+        "uid": event.uid,
+    }
