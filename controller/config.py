@@ -2,8 +2,16 @@
 
 from __future__ import annotations
 
+import difflib
+import math
+import os
+import re
+import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
+
+from controller.errors import ConfigError
 
 PROFILES = ("tda-2019", "tda-2015", "venezia", "casinos-austria", "campione")
 GAMES = ("nlhe", "plhe", "flhe")
@@ -73,7 +81,7 @@ class BrokerConfig:
     key_file: Path | None = None
     credentials_file: Path | None = None  # TOML: username = "...", password = "..."
     username: str | None = None  # filled in from credentials_file
-    password: str | None = None
+    password: str | None = field(default=None, repr=False)  # never printed
 
 
 @dataclass(frozen=True, slots=True)
@@ -130,3 +138,550 @@ def default_card_antennas(seats: int) -> tuple[str, ...]:
 def default_chip_antennas(seats: int) -> tuple[str, ...]:
     """Chip board ports: bet1..betN, pot."""
     return (*(f"bet{n}" for n in range(1, seats + 1)), "pot")
+
+
+# --------------------------------------------------------------------------- loader
+
+NAME_RE = re.compile(r"^[A-Za-z0-9_-]+$")
+PANEL_BUTTONS = ("check", "misdeal", "floor", "exposed", "boxed", "raise")
+LAMP_NAMES = ("floor", "pending", "fault")
+MIN_SEATS, MAX_SEATS = 2, 10
+MIN_PIN, MAX_PIN = 2, 27  # BCM GPIO numbers on the 40-pin header
+_TOML_POS_RE = re.compile(r"\s*\(at line (\d+), column (\d+)\)\s*$")
+
+_SECTIONS = (
+    "table",
+    "rules",
+    "devices",
+    "pins",
+    "broker",
+    "registries",
+    "journal",
+    "sim",
+)
+_DEVICES = ("card_reader", "chip_reader", "gpio", "badge_reader")
+
+# defaults (slots dataclasses keep no class-level default values)
+_RULES = RulesConfig()
+_READER = ReaderConfig()
+_GPIO = GpioConfig()
+_BADGE = BadgeConfig()
+_BROKER = BrokerConfig()
+_SIM = SimConfig()
+
+
+class _Where:
+    """Names the file (and the section of it) a refusal is about."""
+
+    def __init__(self, path: Path, section: str) -> None:
+        self.path = path
+        self.section = section
+
+    def error(self, key: str | None, message: str) -> ConfigError:
+        """A ConfigError `<file>: [section] key: message`."""
+        where = f"[{self.section}]" if key is None else f"[{self.section}] {key}"
+        return ConfigError(f"{self.path}: {where}: {message}")
+
+
+def _type_name(value: object) -> str:
+    names: dict[type, str] = {
+        str: "a string",
+        bool: "a boolean",
+        int: "an integer",
+        float: "a float",
+        list: "an array",
+        dict: "a table",
+    }
+    for kind, name in names.items():
+        if type(value) is kind:
+            return name
+    return f"a {type(value).__name__}"
+
+
+class _Section:
+    """One TOML table being read: typed getters that refuse with file + dotted key."""
+
+    def __init__(self, where: _Where, data: dict[str, Any], allowed: tuple[str, ...]) -> None:
+        self.where = where
+        self.data = data
+        for key in data:
+            if key not in allowed:
+                hint = difflib.get_close_matches(key, allowed, n=1)
+                suggestion = f" (did you mean '{hint[0]}'?)" if hint else ""
+                known = ", ".join(allowed) if allowed else "none"
+                raise ConfigError(
+                    f"{where.path}: unknown key '{key}' in [{where.section}]{suggestion}; "
+                    f"known keys: {known}"
+                )
+
+    def error(self, key: str, message: str) -> ConfigError:
+        return self.where.error(key, message)
+
+    def has(self, key: str) -> bool:
+        return key in self.data
+
+    def _get(self, key: str, kinds: tuple[type, ...], expected: str, required: bool) -> Any:
+        if key not in self.data:
+            if required:
+                raise self.where.error(key, "missing (required)")
+            return None
+        value = self.data[key]
+        # bool is a subclass of int: never accept true/false where a number is expected
+        if isinstance(value, bool) and bool not in kinds:
+            raise self.error(key, f"expected {expected}, got {_type_name(value)}")
+        if not isinstance(value, kinds):
+            raise self.error(key, f"expected {expected}, got {_type_name(value)}")
+        return value
+
+    def str_(self, key: str, *, required: bool = False) -> str | None:
+        value: str | None = self._get(key, (str,), "a string", required)
+        if value is not None and not value:
+            raise self.error(key, "must not be empty")
+        return value
+
+    def name(self, key: str, *, required: bool = False) -> str | None:
+        value = self.str_(key, required=required)
+        if value is not None and not NAME_RE.match(value):
+            raise self.error(key, f"{value!r}: only letters, digits, '_' and '-' are allowed")
+        return value
+
+    def choice(self, key: str, choices: tuple[str, ...], default: str) -> str:
+        value = self.str_(key)
+        if value is None:
+            return default
+        if value not in choices:
+            raise self.error(key, f"{value!r} is not one of {', '.join(choices)}")
+        return value
+
+    def int_(self, key: str, default: int, *, lo: int | None = None, hi: int | None = None) -> int:
+        value: int | None = self._get(key, (int,), "an integer", False)
+        if value is None:
+            return default
+        _check_range(self, key, value, lo, hi)
+        return value
+
+    def required_int(self, key: str, *, lo: int | None = None, hi: int | None = None) -> int:
+        value: int = self._get(key, (int,), "an integer", True)
+        _check_range(self, key, value, lo, hi)
+        return value
+
+    def float_(self, key: str, default: float) -> float:
+        value: int | float | None = self._get(key, (int, float), "a number", False)
+        if value is None:
+            return default
+        if not math.isfinite(value):
+            raise self.error(key, f"{value} is not a finite number")
+        return float(value)
+
+    def bool_(self, key: str, default: bool) -> bool:
+        value: bool | None = self._get(key, (bool,), "a boolean (true/false)", False)
+        return default if value is None else value
+
+    def table(self, key: str) -> dict[str, Any] | None:
+        value: dict[str, Any] | None = self._get(key, (dict,), "a table", False)
+        return value
+
+    def str_list(self, key: str) -> list[str] | None:
+        value: list[Any] | None = self._get(key, (list,), "an array of strings", False)
+        if value is None:
+            return None
+        for i, item in enumerate(value):
+            if not isinstance(item, str):
+                raise self.error(f"{key}[{i}]", f"expected a string, got {_type_name(item)}")
+        return [str(item) for item in value]
+
+
+def _check_range(section: _Section, key: str, value: int, lo: int | None, hi: int | None) -> None:
+    if lo is not None and hi is not None and not lo <= value <= hi:
+        raise section.error(key, f"{value} is out of range {lo}..{hi}")
+    if lo is not None and value < lo:
+        raise section.error(key, f"{value} must be at least {lo}")
+    if hi is not None and value > hi:
+        raise section.error(key, f"{value} must be at most {hi}")
+
+
+def _resolve(base: Path, value: str) -> Path:
+    """A path from the config: `~` expanded, relative ones against the config's directory."""
+    path = Path(value).expanduser()
+    return Path(os.path.normpath(path if path.is_absolute() else base / path))
+
+
+def _existing_file(section: _Section, key: str, base: Path) -> Path | None:
+    value = section.str_(key)
+    if value is None:
+        return None
+    path = _resolve(base, value)
+    if not path.exists():
+        raise section.error(key, f"file not found: {path}")
+    if not path.is_file():
+        raise section.error(key, f"not a regular file: {path}")
+    return path
+
+
+def _read_toml(path: Path) -> dict[str, Any]:
+    """Parse a TOML file; every failure is a ConfigError naming the file (and line)."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ConfigError(f"{path}: file not found") from None
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot read: {exc.strerror or exc}") from None
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        message = str(exc)
+        pos = _TOML_POS_RE.search(message)
+        if pos is None:
+            raise ConfigError(f"{path}: TOML syntax error: {message}") from None
+        reason = message[: pos.start()]
+        raise ConfigError(
+            f"{path}: line {pos.group(1)}, column {pos.group(2)}: TOML syntax error: {reason}"
+        ) from None
+
+
+def _sub(where_path: Path, data: dict[str, Any], section: str) -> dict[str, Any]:
+    """The sub-table `section` (dotted, e.g. "devices.gpio") of `data`, or {} when absent."""
+    value = data.get(section.rsplit(".", 1)[-1], {})
+    if not isinstance(value, dict):
+        raise ConfigError(f"{where_path}: [{section}] must be a table, got {_type_name(value)}")
+    return value
+
+
+def _load_table(path: Path, data: dict[str, Any]) -> TableConfig:
+    s = _Section(_Where(path, "table"), _sub(path, data, "table"), ("id", "room", "seats"))
+    table_id = s.name("id", required=True)
+    room = s.name("room", required=True)
+    assert table_id is not None and room is not None
+    seats = s.required_int("seats", lo=MIN_SEATS, hi=MAX_SEATS)
+    return TableConfig(id=table_id, room=room, seats=seats)
+
+
+def _load_rules(path: Path, data: dict[str, Any], profile_override: str | None) -> RulesConfig:
+    s = _Section(
+        _Where(path, "rules"), _sub(path, data, "rules"), ("profile", "game", "settle_seconds")
+    )
+    profile = s.choice("profile", PROFILES, _RULES.profile)
+    if profile_override is not None:
+        if profile_override not in PROFILES:
+            raise ConfigError(
+                f"{path}: --profile (overrides [rules] profile): {profile_override!r} "
+                f"is not one of {', '.join(PROFILES)}"
+            )
+        profile = profile_override
+    game = s.choice("game", GAMES, _RULES.game)
+    settle = s.float_("settle_seconds", _RULES.settle_seconds)
+    if not 0 < settle <= 5:
+        raise s.error("settle_seconds", f"{settle:g} is out of range (0, 5] seconds")
+    return RulesConfig(profile=profile, game=game, settle_seconds=settle)
+
+
+_READER_KEYS = ("backend", "port", "baudrate", "antennas")
+
+
+def _load_reader(
+    section: _Section, default_antennas: tuple[str, ...]
+) -> tuple[ReaderConfig, list[str]]:
+    backend = section.choice("backend", ("sim", "serial"), _READER.backend)
+    port = section.str_("port")
+    if backend == "serial" and port is None:
+        raise section.error("port", 'required when backend = "serial" (e.g. "/dev/ttyUSB0")')
+    baudrate = section.int_("baudrate", _READER.baudrate, lo=1)
+    antennas = section.str_list("antennas")
+    names = list(default_antennas) if antennas is None else antennas
+    seen: dict[str, int] = {}
+    for i, name in enumerate(names):
+        if name in seen:
+            raise section.error(
+                f"antennas[{i}]", f"duplicate antenna {name!r} (also antennas[{seen[name]}])"
+            )
+        seen[name] = i
+    reader = ReaderConfig(backend=backend, port=port, baudrate=baudrate, antennas=tuple(names))
+    return reader, names
+
+
+def _check_antenna_names(
+    section: _Section, names: list[str], seats: int, prefix: str, fixed: set[str]
+) -> None:
+    """Every name is `<prefix>N` with 1 <= N <= seats, or one of `fixed`."""
+    number_re = re.compile(rf"^{prefix}([1-9][0-9]*)$")
+    for i, name in enumerate(names):
+        match = number_re.match(name)
+        if match is not None:
+            number = int(match.group(1))
+            if number > seats:
+                raise section.error(
+                    f"antennas[{i}]",
+                    f"antenna {name!r}: {prefix} {number} is beyond [table] seats = {seats}",
+                )
+        elif name not in fixed:
+            allowed = f"{prefix}1..{prefix}{seats}, " + ", ".join(sorted(fixed))
+            raise section.error(f"antennas[{i}]", f"unknown antenna {name!r}; allowed: {allowed}")
+
+
+def _load_readers(
+    path: Path, devices: dict[str, Any], seats: int
+) -> tuple[ReaderConfig, ReaderConfig]:
+    card_s = _Section(
+        _Where(path, "devices.card_reader"),
+        _sub(path, devices, "devices.card_reader"),
+        _READER_KEYS,
+    )
+    chip_s = _Section(
+        _Where(path, "devices.chip_reader"),
+        _sub(path, devices, "devices.chip_reader"),
+        _READER_KEYS,
+    )
+    card, card_names = _load_reader(card_s, default_card_antennas(seats))
+    chip, chip_names = _load_reader(chip_s, default_chip_antennas(seats))
+    for i, name in enumerate(chip_names):
+        if name in card_names:
+            raise chip_s.error(
+                f"antennas[{i}]",
+                f"duplicate antenna {name!r}: already on [devices.card_reader] "
+                f"antennas[{card_names.index(name)}]",
+            )
+    _check_antenna_names(card_s, card_names, seats, "seat", {"board", "burn", "muck", "register"})
+    _check_antenna_names(chip_s, chip_names, seats, "bet", {"pot"})
+    required = [f"seat{n}" for n in range(1, seats + 1)] + ["board", "burn", "muck"]
+    missing = [name for name in required if name not in card_names]
+    if missing:
+        raise card_s.error("antennas", f"missing required antenna(s): {', '.join(missing)}")
+    return card, chip
+
+
+class _PinBook:
+    """Every BCM pin handed out so far, with the dotted key that took it."""
+
+    def __init__(self, section: _Section) -> None:
+        self.section = section
+        self.used: dict[int, str] = {}
+
+    def take(self, key: str, value: object) -> int:
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise self.section.error(key, f"expected an integer pin, got {_type_name(value)}")
+        if not MIN_PIN <= value <= MAX_PIN:
+            raise self.section.error(
+                key, f"pin {value} is out of range: BCM GPIO pins are {MIN_PIN}..{MAX_PIN}"
+            )
+        if value in self.used:
+            raise self.section.error(key, f"pin {value} is already used by pins.{self.used[value]}")
+        self.used[value] = key
+        return value
+
+
+def _named_pins(
+    book: _PinBook, key: str, table: dict[str, Any] | None, names: tuple[str, ...]
+) -> dict[str, int]:
+    pins: dict[str, int] = {}
+    for name, value in (table or {}).items():
+        if name not in names:
+            raise book.section.error(
+                f"{key}.{name}", f"unknown name {name!r}; allowed: {', '.join(names)}"
+            )
+        pins[name] = book.take(f"{key}.{name}", value)
+    return pins
+
+
+def _seat_pins(
+    book: _PinBook, key: str, table: dict[str, Any] | None, seats: int
+) -> dict[int, int]:
+    pins: dict[int, int] = {}
+    for name, value in (table or {}).items():
+        if not re.fullmatch(r"[1-9][0-9]?", name):
+            raise book.section.error(
+                f"{key}.{name}", f'{name!r} is not a seat number ("1".."{seats}")'
+            )
+        seat = int(name)
+        if seat > seats:
+            raise book.section.error(
+                f"{key}.{name}", f"seat {seat} is beyond [table] seats = {seats}"
+            )
+        pins[seat] = book.take(f"{key}.{name}", value)
+    return dict(sorted(pins.items()))
+
+
+def _load_gpio(path: Path, data: dict[str, Any], devices: dict[str, Any], seats: int) -> GpioConfig:
+    dev = _Section(
+        _Where(path, "devices.gpio"), _sub(path, devices, "devices.gpio"), ("backend", "bounce_ms")
+    )
+    backend = dev.choice("backend", ("sim", "rpi"), _GPIO.backend)
+    bounce_ms = dev.int_("bounce_ms", _GPIO.bounce_ms, lo=0, hi=1000)
+    s = _Section(
+        _Where(path, "pins"),
+        _sub(path, data, "pins"),
+        ("shuffler", "panel", "allin_buttons", "allin_lamps", "lamps"),
+    )
+    book = _PinBook(s)
+    shuffler = book.take("shuffler", s.data["shuffler"]) if s.has("shuffler") else None
+    panel = _named_pins(book, "panel", s.table("panel"), PANEL_BUTTONS)
+    allin_buttons = _seat_pins(book, "allin_buttons", s.table("allin_buttons"), seats)
+    allin_lamps = _seat_pins(book, "allin_lamps", s.table("allin_lamps"), seats)
+    lamps = _named_pins(book, "lamps", s.table("lamps"), LAMP_NAMES)
+    return GpioConfig(
+        backend=backend,
+        shuffler=shuffler,
+        panel=panel,
+        allin_buttons=allin_buttons,
+        allin_lamps=allin_lamps,
+        lamps=lamps,
+        bounce_ms=bounce_ms,
+    )
+
+
+def _load_badge(path: Path, devices: dict[str, Any]) -> BadgeConfig:
+    s = _Section(
+        _Where(path, "devices.badge_reader"),
+        _sub(path, devices, "devices.badge_reader"),
+        ("backend", "reader"),
+    )
+    backend = s.choice("backend", ("none", "sim", "pcsc"), _BADGE.backend)
+    return BadgeConfig(backend=backend, reader=s.str_("reader"))
+
+
+def _load_credentials(section: _Section, base: Path) -> tuple[Path | None, str | None, str | None]:
+    cred_path = _existing_file(section, "credentials_file", base)
+    if cred_path is None:
+        return None, None, None
+    try:
+        creds = _read_toml(cred_path)
+    except ConfigError as exc:
+        raise section.error("credentials_file", str(exc)) from None
+    for key in creds:
+        if key not in ("username", "password"):
+            raise section.error(
+                "credentials_file", f"{cred_path}: unknown key {key!r} (only username, password)"
+            )
+    values: list[str] = []
+    for key in ("username", "password"):
+        value = creds.get(key)
+        if value is None:
+            raise section.error("credentials_file", f"{cred_path}: missing key {key!r}")
+        if not isinstance(value, str) or not value:
+            raise section.error(
+                "credentials_file", f"{cred_path}: {key} must be a non-empty string"
+            )
+        values.append(value)
+    return cred_path, values[0], values[1]
+
+
+def _load_broker(path: Path, data: dict[str, Any], table: TableConfig, base: Path) -> BrokerConfig:
+    s = _Section(
+        _Where(path, "broker"),
+        _sub(path, data, "broker"),
+        (
+            "host",
+            "port",
+            "prefix",
+            "client_id",
+            "keepalive",
+            "tls",
+            "ca_file",
+            "cert_file",
+            "key_file",
+            "credentials_file",
+        ),
+    )
+    host = s.str_("host")
+    port = s.int_("port", _BROKER.port, lo=1, hi=65535)
+    prefix = s.str_("prefix") or f"poker/{table.room}/{table.id}"
+    if "+" in prefix or "#" in prefix:
+        raise s.error("prefix", f"{prefix!r}: MQTT wildcards '+' and '#' are not allowed")
+    if prefix.endswith("/"):
+        raise s.error("prefix", f"{prefix!r} must not end with '/'")
+    client_id = s.str_("client_id") or f"tablectl-{table.id}"
+    keepalive = s.int_("keepalive", _BROKER.keepalive, lo=1, hi=65535)
+    tls = s.bool_("tls", _BROKER.tls)
+    ca_file = _existing_file(s, "ca_file", base)
+    cert_file = _existing_file(s, "cert_file", base)
+    key_file = _existing_file(s, "key_file", base)
+    for key, value in (("ca_file", ca_file), ("cert_file", cert_file), ("key_file", key_file)):
+        if value is not None and not tls:
+            raise s.error(key, "given but tls = false (set tls = true or remove it)")
+    if (cert_file is None) != (key_file is None):
+        missing = "key_file" if key_file is None else "cert_file"
+        given = "cert_file" if key_file is None else "key_file"
+        raise s.error(missing, f"required with {given} (client certificate and its key)")
+    cred_path, username, password = _load_credentials(s, base)
+    return BrokerConfig(
+        host=host,
+        port=port,
+        prefix=prefix,
+        client_id=client_id,
+        keepalive=keepalive,
+        tls=tls,
+        ca_file=ca_file,
+        cert_file=cert_file,
+        key_file=key_file,
+        credentials_file=cred_path,
+        username=username,
+        password=password,
+    )
+
+
+def _load_registries(path: Path, data: dict[str, Any], base: Path) -> RegistriesConfig:
+    s = _Section(_Where(path, "registries"), _sub(path, data, "registries"), ("deck", "chips"))
+    return RegistriesConfig(
+        deck=_existing_file(s, "deck", base), chips=_existing_file(s, "chips", base)
+    )
+
+
+def _load_journal(path: Path, data: dict[str, Any], base: Path) -> JournalConfig:
+    s = _Section(_Where(path, "journal"), _sub(path, data, "journal"), ("path",))
+    value = s.str_("path")
+    if value is None:
+        return JournalConfig()
+    journal = _resolve(base, value)
+    if journal.is_dir():
+        raise s.error("path", f"{journal} is a directory (expected a file path)")
+    return JournalConfig(path=journal)
+
+
+def _load_sim(path: Path, data: dict[str, Any], base: Path) -> SimConfig:
+    s = _Section(_Where(path, "sim"), _sub(path, data, "sim"), ("script", "speed", "hands"))
+    script = _existing_file(s, "script", base)
+    speed = s.float_("speed", _SIM.speed)
+    if speed <= 0:
+        raise s.error("speed", f"{speed:g} must be greater than 0")
+    hands = s.int_("hands", _SIM.hands, lo=0)
+    return SimConfig(script=script, speed=speed, hands=hands)
+
+
+def load_config(path: Path, *, profile_override: str | None = None) -> Config:
+    """Read and validate a table's TOML file; any refusal is a ConfigError naming file and key.
+
+    Relative paths in the file are resolved against the file's directory.
+    `profile_override` (the CLI's --profile) replaces [rules] profile.
+    """
+    path = Path(path)
+    data = _read_toml(path)
+    for key, value in data.items():
+        if key not in _SECTIONS:
+            hint = difflib.get_close_matches(key, _SECTIONS, n=1)
+            suggestion = f" (did you mean [{hint[0]}]?)" if hint else ""
+            what = f"section [{key}]" if isinstance(value, dict) else f"top-level key '{key}'"
+            raise ConfigError(
+                f"{path}: unknown {what}{suggestion}; known sections: {', '.join(_SECTIONS)}"
+            )
+    base = Path(os.path.abspath(path)).parent
+    table = _load_table(path, data)
+    rules = _load_rules(path, data, profile_override)
+    devices = _Section(_Where(path, "devices"), _sub(path, data, "devices"), _DEVICES).data
+    card_reader, chip_reader = _load_readers(path, devices, table.seats)
+    gpio = _load_gpio(path, data, devices, table.seats)
+    badge = _load_badge(path, devices)
+    broker = _load_broker(path, data, table, base)
+    return Config(
+        path=Path(os.path.abspath(path)),
+        table=table,
+        rules=rules,
+        card_reader=card_reader,
+        chip_reader=chip_reader,
+        gpio=gpio,
+        badge=badge,
+        broker=broker,
+        registries=_load_registries(path, data, base),
+        journal=_load_journal(path, data, base),
+        sim=_load_sim(path, data, base),
+    )
