@@ -92,9 +92,10 @@ class _Watcher:
     """Prints what a room server and the TV crew would see, one line per message."""
 
     def __init__(self, host: str, port: int, prefix: str) -> None:
-        import paho.mqtt.client as mqtt
+        from paho.mqtt.client import Client
+        from paho.mqtt.enums import CallbackAPIVersion
 
-        self.client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id="tablectl-sim-watch")
+        self.client = Client(CallbackAPIVersion.VERSION2, client_id="tablectl-sim-watch")
         self.prefix = prefix
         self.client.on_message = self._on_message
         self.client.on_connect = lambda c, *_a: c.subscribe(f"{prefix}/#", qos=1)
@@ -168,8 +169,13 @@ def cmd_register_deck(args: argparse.Namespace) -> int:
     from controller.register_deck import register_deck
 
     config = _config(args.config)
-    return register_deck(config, args.out, args.deck_id, antenna=args.antenna,
-                         simulate=args.simulate, timeout=args.timeout)
+    antenna = args.antenna or (
+        "register" if "register" in config.card_reader.antennas else "muck"
+    )
+    return register_deck(
+        config, args.out, args.deck_id, antenna=antenna, simulate=args.simulate,
+        timeout=float(args.timeout),
+    )
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -204,7 +210,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--config", type=Path, required=True)
     p.add_argument("--out", type=Path, required=True, help="deck file to write")
     p.add_argument("--deck-id", required=True)
-    p.add_argument("--antenna", default="register", help="antenna the cards are read on")
+    p.add_argument("--antenna", default=None,
+                   help="antenna the cards are read on (default: 'register' if the card "
+                   "reader has one, else 'muck')")
     p.add_argument("--timeout", type=float, default=600.0, help="give up after this long")
     p.add_argument("--simulate", action="store_true",
                    help="sim backend: place 52 simulated tags on the antenna")

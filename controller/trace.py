@@ -251,5 +251,10 @@ def iter_trace(lines: Iterable[str], *, source: str = "<trace>") -> Iterator[Eve
 
 def load_trace(path: Path) -> list[Event]:
     """Read a whole trace file."""
-    with path.open(encoding="utf-8") as fh:
-        return list(iter_trace(fh, source=str(path)))
+    try:
+        with path.open(encoding="utf-8") as fh:
+            return list(iter_trace(fh, source=str(path)))
+    except OSError as exc:
+        raise TraceError(f"{path}: {exc.strerror or exc}") from exc
+    except UnicodeDecodeError as exc:
+        raise TraceError(f"{path}: not UTF-8 text ({exc.reason})") from exc

@@ -1,0 +1,111 @@
+"""GPIO pin-backend interface and the by-name backend factory (real backends import lazily)."""
+
+from __future__ import annotations
+
+import importlib
+from abc import ABC, abstractmethod
+from collections.abc import Callable
+from types import TracebackType
+from typing import Any, ClassVar, Literal, get_args
+
+from controller.errors import ConfigError, DeviceError
+
+Edge = Literal["falling", "rising", "both"]
+"""Which transitions of an input fire its edge callback."""
+
+EdgeCallback = Callable[[int], None]
+"""Called with the BCM pin number whose edge was detected (possibly from another thread)."""
+
+EDGES: tuple[str, ...] = get_args(Edge)
+
+# name -> (module, class). Modules are imported only when their backend is asked for, so a
+# hardware library (RPi.GPIO) is never imported on a machine that does not select it.
+_BACKENDS: dict[str, tuple[str, str]] = {
+    "sim": ("drivers.gpio.sim", "SimBackend"),
+    "rpi": ("drivers.gpio.rpi", "RpiBackend"),
+}
+
+BACKEND_NAMES: tuple[str, ...] = tuple(sorted(_BACKENDS))
+
+
+class PinBackend(ABC):
+    """A bank of digital pins addressed by BCM number.
+
+    Levels are booleans: True is high (3.3 V), False is low (GND). A backend knows nothing
+    about buttons or lamps; `drivers.gpio.buttons` gives the pins their meaning.
+    """
+
+    name: ClassVar[str]
+
+    @abstractmethod
+    def setup_input(self, pin: int, pull_up: bool = True) -> None:
+        """Make `pin` an input with the internal pull-up (True) or pull-down (False)."""
+
+    @abstractmethod
+    def setup_output(self, pin: int, initial: bool = False) -> None:
+        """Make `pin` an output driven at `initial`."""
+
+    @abstractmethod
+    def read(self, pin: int) -> bool:
+        """The present level of a configured pin (input or output)."""
+
+    @abstractmethod
+    def write(self, pin: int, value: bool) -> None:
+        """Drive an output pin high (True) or low (False)."""
+
+    @abstractmethod
+    def add_edge_callback(
+        self, pin: int, edge: Edge, callback: EdgeCallback, bounce_ms: int = 0
+    ) -> None:
+        """Call `callback(pin)` on each `edge` of an input pin.
+
+        With `bounce_ms` > 0, edges arriving less than `bounce_ms` after the last reported
+        one are dropped (RPi.GPIO's `bouncetime` semantics). One registration per pin.
+        """
+
+    @abstractmethod
+    def close(self) -> None:
+        """Release every pin this backend configured; idempotent."""
+
+    def __enter__(self) -> PinBackend:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+
+def check_pin(pin: int) -> int:
+    """Validate a pin number (a non-negative int, not a bool); raise DeviceError."""
+    if isinstance(pin, bool) or not isinstance(pin, int) or pin < 0:
+        raise DeviceError(f"GPIO pin must be a non-negative BCM number, got {pin!r}")
+    return pin
+
+
+def check_edge(edge: str) -> Edge:
+    """Validate an edge name; raise DeviceError."""
+    if edge not in EDGES:
+        raise DeviceError(f"unknown edge {edge!r} (expected one of {', '.join(EDGES)})")
+    return edge  # type: ignore[return-value]
+
+
+def get_backend(name: str, **kw: Any) -> PinBackend:
+    """Create the GPIO backend called `name` ("sim" or "rpi"), passing `kw` to it.
+
+    Raises ConfigError for an unknown name and DeviceError when the backend's hardware
+    library or hardware is missing.
+    """
+    try:
+        module_name, class_name = _BACKENDS[name]
+    except (KeyError, TypeError):
+        raise ConfigError(
+            f"devices.gpio.backend: unknown GPIO backend {name!r} "
+            f"(expected one of: {', '.join(BACKEND_NAMES)})"
+        ) from None
+    module = importlib.import_module(module_name)
+    cls: type[PinBackend] = getattr(module, class_name)
+    return cls(**kw)
