@@ -1,0 +1,375 @@
+"""MQTT publisher: an ordered, at-least-once outbox in front of a paho-mqtt 2.x client."""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections import OrderedDict, deque
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import paho.mqtt.client as mqtt
+from paho.mqtt.enums import CallbackAPIVersion, MQTTErrorCode, MQTTProtocolVersion
+from paho.mqtt.properties import Properties
+from paho.mqtt.reasoncodes import ReasonCode
+
+from controller.config import BrokerConfig
+from controller.errors import TableError
+from controller.messages import EVENTS, HOLECARDS, STATUS, Message
+
+log = logging.getLogger(__name__)
+
+#: Messages handed to paho and not yet acknowledged, at most (kept below mosquitto's
+#: default receive maximum of 20 so the broker never has to refuse one).
+WINDOW = 16
+
+# paho return codes after which paho holds the message (sent now or after reconnecting).
+_KEPT = (MQTTErrorCode.MQTT_ERR_SUCCESS, MQTTErrorCode.MQTT_ERR_NO_CONN)
+
+
+class PublishError(TableError):
+    """A message the contract forbids (e.g. a retained hole card) was given to the publisher."""
+
+
+@dataclass(slots=True)
+class _Entry:
+    """One message in the outbox, with the number it was accepted under."""
+
+    number: int
+    topic: str
+    payload: bytes
+    qos: int
+    retain: bool
+    is_event: bool
+    mid: int | None = None
+
+
+class Publisher:
+    """Publishes table messages to the room broker; survives broker outages without loss.
+
+    Every message given to `publish` is kept, in order, until the broker acknowledged it
+    (PUBACK for QoS 1), and re-sent after a reconnection: delivery is at-least-once and a
+    subscriber de-duplicates events by `seq`. One sender thread feeds at most `WINDOW`
+    messages to paho; paho re-sends those after a reconnection before anything newer is
+    handed over, so the broker always receives them in the order they were published.
+    """
+
+    def __init__(
+        self,
+        broker: BrokerConfig,
+        prefix: str,
+        client_id: str,
+        status: dict[str, object],
+        on_command: Callable[[str, bytes], None] | None = None,
+        on_connection: Callable[[bool], None] | None = None,
+        outbox_limit: int = 100_000,
+        *,
+        reconnect_min_delay: int = 1,
+        reconnect_max_delay: int = 30,
+    ) -> None:
+        if not broker.host:
+            raise PublishError("broker host is not set")
+        if outbox_limit < 1:
+            raise PublishError(f"outbox_limit must be >= 1, got {outbox_limit}")
+        self._broker = broker
+        self._prefix = prefix.rstrip("/")
+        self._client_id = client_id
+        self._status = dict(status)
+        self._on_command = on_command
+        self._on_connection = on_connection
+        self._outbox_limit = outbox_limit
+
+        self._cond = threading.Condition()
+        self._pending: OrderedDict[int, _Entry] = OrderedDict()  # not yet handed to paho
+        self._others: deque[int] = deque()  # numbers of pending non-event entries, oldest first
+        self._retained_pending: dict[str, int] = {}  # topic -> number of the pending retained one
+        self._inflight: list[_Entry] = []  # handed to paho, oldest first, awaiting the ack
+        self._early_acks: dict[int, bool] = {}  # mid -> success, acks that beat publish()'s return
+        self._next_number = 1
+        self._connected = False
+        self._resending = False  # paho is re-sending the window after a reconnection
+        self._started = False
+        self._stopping = False
+        self._closed = False
+        self._connects = 0
+        self._counts = {"published": 0, "acked": 0, "rejected": 0, "dropped": 0, "coalesced": 0}
+
+        self._client = mqtt.Client(
+            CallbackAPIVersion.VERSION2,
+            client_id=client_id,
+            protocol=MQTTProtocolVersion.MQTTv5,
+        )
+        self._client.max_inflight_messages_set(WINDOW)
+        self._client.reconnect_delay_set(
+            min_delay=reconnect_min_delay, max_delay=reconnect_max_delay
+        )
+        self._client.on_connect = self._handle_connect
+        self._client.on_disconnect = self._handle_disconnect
+        self._client.on_publish = self._handle_publish
+        self._client.on_message = self._handle_message
+        if broker.username is not None:
+            self._client.username_pw_set(broker.username, broker.password)
+        if broker.tls:
+            self._client.tls_set(
+                ca_certs=str(broker.ca_file) if broker.ca_file else None,
+                certfile=str(broker.cert_file) if broker.cert_file else None,
+                keyfile=str(broker.key_file) if broker.key_file else None,
+            )
+        self._sender = threading.Thread(target=self._send_loop, name="mqtt-sender", daemon=True)
+
+    # ------------------------------------------------------------------ public API
+
+    @property
+    def connected(self) -> bool:
+        """True while a session with the broker is up."""
+        with self._cond:
+            return self._connected
+
+    def start(self) -> None:
+        """Connect in the background and return at once; paho retries until the broker answers."""
+        with self._cond:
+            if self._started:
+                return
+            self._started = True
+        self._set_will()
+        assert self._broker.host is not None
+        self._client.connect_async(
+            self._broker.host, self._broker.port, keepalive=self._broker.keepalive
+        )
+        self._client.loop_start()
+        self._sender.start()
+
+    def publish(self, msg: Message) -> None:
+        """Queue `msg` for delivery; returns at once and never raises on a broker outage."""
+        if msg.topic == HOLECARDS and msg.retain:
+            raise PublishError("hole cards must never be retained")
+        entry_payload = msg.payload_bytes()
+        with self._cond:
+            if self._closed:
+                log.warning("publisher stopped: dropping message on %s", msg.topic)
+                self._counts["dropped"] += 1
+                return
+            self._enqueue(msg.topic, entry_payload, msg.qos, msg.retain)
+
+    def wait_idle(self, timeout: float | None = None) -> bool:
+        """Wait until every published message was acknowledged; False on timeout."""
+        deadline = None if timeout is None else time.monotonic() + timeout
+        with self._cond:
+            while self._pending or self._inflight:
+                remaining = None if deadline is None else deadline - time.monotonic()
+                if remaining is not None and remaining <= 0:
+                    return False
+                self._cond.wait(remaining)
+            return True
+
+    def stop(self, timeout: float = 2.0) -> None:
+        """Publish status offline (retained), wait briefly for the acks, then disconnect."""
+        with self._cond:
+            if not self._started or self._stopping:
+                self._closed = True
+                return
+            self._stopping = True
+            self._enqueue(STATUS, self._status_payload("offline"), 1, True)
+        self.wait_idle(timeout)
+        with self._cond:
+            self._closed = True
+            self._cond.notify_all()
+        self._client.disconnect()
+        self._client.loop_stop()
+        self._sender.join(timeout=timeout)
+        with self._cond:
+            self._connected = False
+
+    def stats(self) -> dict[str, int]:
+        """Counters: published, acked, pending, reconnects, dropped (plus coalesced, rejected)."""
+        with self._cond:
+            return {
+                **self._counts,
+                "pending": len(self._pending) + len(self._inflight),
+                "reconnects": max(0, self._connects - 1),
+            }
+
+    # ------------------------------------------------------------------ outbox (lock held)
+
+    def _enqueue(self, topic: str, payload: bytes, qos: int, retain: bool) -> None:
+        number = self._next_number
+        self._next_number += 1
+        self._counts["published"] += 1
+        if retain:
+            # Only the latest retained message of a topic matters to a subscriber.
+            previous = self._retained_pending.pop(topic, None)
+            if previous is not None and self._pending.pop(previous, None) is not None:
+                self._counts["coalesced"] += 1
+            self._retained_pending[topic] = number
+        is_event = topic == EVENTS
+        self._pending[number] = _Entry(number, topic, payload, qos, retain, is_event)
+        if not is_event:
+            self._others.append(number)
+            if len(self._others) > 2 * len(self._pending) + 64:
+                # forget numbers of coalesced entries
+                self._others = deque(n for n in self._others if n in self._pending)
+        while len(self._pending) + len(self._inflight) > self._outbox_limit and self._pending:
+            self._drop_oldest()
+        self._cond.notify_all()
+
+    def _drop_oldest(self) -> None:
+        victim: _Entry | None = None
+        while self._others:
+            candidate = self._pending.pop(self._others.popleft(), None)
+            if candidate is not None:
+                victim = candidate
+                break
+        if victim is None:
+            _, victim = self._pending.popitem(last=False)
+        if self._retained_pending.get(victim.topic) == victim.number:
+            del self._retained_pending[victim.topic]
+        self._counts["dropped"] += 1
+        log.warning("outbox full: dropped message %d on %s", victim.number, victim.topic)
+
+    def _take_next(self) -> _Entry | None:
+        if not self._pending or not self._connected or self._resending:
+            return None
+        if len(self._inflight) >= WINDOW:
+            return None
+        _, entry = self._pending.popitem(last=False)
+        if self._retained_pending.get(entry.topic) == entry.number:
+            del self._retained_pending[entry.topic]
+        while self._others and self._others[0] <= entry.number:
+            self._others.popleft()
+        self._inflight.append(entry)
+        return entry
+
+    def _acknowledge(self, entry: _Entry, success: bool) -> None:
+        self._inflight.remove(entry)
+        self._counts["acked" if success else "rejected"] += 1
+        if not success:
+            log.error("broker refused message on %s (not authorised?)", entry.topic)
+        if not self._inflight:
+            self._resending = False
+        self._cond.notify_all()
+
+    # ------------------------------------------------------------------ sender thread
+
+    def _send_loop(self) -> None:
+        while True:
+            with self._cond:
+                entry = self._take_next()
+                while entry is None:
+                    if self._closed:
+                        return
+                    self._cond.wait()
+                    entry = self._take_next()
+            info = self._client.publish(
+                f"{self._prefix}/{entry.topic}", entry.payload, qos=entry.qos, retain=entry.retain
+            )
+            with self._cond:
+                entry.mid = info.mid
+                early = self._early_acks.pop(info.mid, None)
+                if early is not None:
+                    self._acknowledge(entry, early)
+                elif info.rc not in _KEPT:
+                    # paho did not keep it (e.g. payload too large): it can never be acked.
+                    log.error("paho refused a message on %s: %s", entry.topic, info.rc)
+                    self._acknowledge(entry, False)
+
+    # ------------------------------------------------------------------ paho callbacks
+
+    def _handle_connect(
+        self,
+        client: mqtt.Client,
+        userdata: Any,
+        flags: mqtt.ConnectFlags,
+        reason_code: ReasonCode,
+        properties: Properties | None,
+    ) -> None:
+        if reason_code.is_failure:
+            log.error("broker refused the connection: %s", reason_code)
+            return
+        if self._on_command is not None:
+            client.subscribe(f"{self._prefix}/cmd/#", qos=1)
+        with self._cond:
+            self._connects += 1
+            self._connected = True
+            # paho re-sends the unacknowledged window itself, right after this callback:
+            # hand over nothing newer until that window is acknowledged.
+            self._resending = bool(self._inflight)
+            if not self._stopping:
+                self._enqueue_first(STATUS, self._status_payload("online"))
+            self._cond.notify_all()
+        log.info("connected to %s:%s", self._broker.host, self._broker.port)
+        self._notify_connection(True)
+
+    def _enqueue_first(self, topic: str, payload: bytes) -> None:
+        """Queue a retained status ahead of everything not yet handed over."""
+        self._enqueue(topic, payload, 1, True)
+        self._pending.move_to_end(self._retained_pending[topic], last=False)
+
+    def _handle_disconnect(
+        self,
+        client: mqtt.Client,
+        userdata: Any,
+        flags: mqtt.DisconnectFlags,
+        reason_code: ReasonCode,
+        properties: Properties | None,
+    ) -> None:
+        with self._cond:
+            was_connected = self._connected
+            self._connected = False
+            stopping = self._closed
+        if not stopping:
+            self._set_will()  # a fresh `t` for the next connection's last will
+            log.warning("disconnected from the broker: %s", reason_code)
+        if was_connected:
+            self._notify_connection(False)
+
+    def _handle_publish(
+        self,
+        client: mqtt.Client,
+        userdata: Any,
+        mid: int,
+        reason_code: ReasonCode,
+        properties: Properties | None,
+    ) -> None:
+        success = not reason_code.is_failure
+        with self._cond:
+            for entry in self._inflight:
+                if entry.mid == mid:
+                    self._acknowledge(entry, success)
+                    return
+            self._early_acks[mid] = success
+
+    def _handle_message(
+        self, client: mqtt.Client, userdata: Any, message: mqtt.MQTTMessage
+    ) -> None:
+        if self._on_command is None:
+            return
+        base = f"{self._prefix}/cmd/"
+        if not message.topic.startswith(base):
+            return
+        try:
+            self._on_command(message.topic[len(base) :], bytes(message.payload))
+        except Exception:
+            log.exception("command handler failed on %s", message.topic)
+
+    # ------------------------------------------------------------------ helpers
+
+    def _status_payload(self, state: str) -> bytes:
+        body: dict[str, object] = {"state": state}
+        body.update({k: v for k, v in self._status.items() if k not in ("state", "t")})
+        body["t"] = time.time()
+        return Message(STATUS, body).payload_bytes()
+
+    def _set_will(self) -> None:
+        self._client.will_set(
+            f"{self._prefix}/{STATUS}", self._status_payload("offline"), qos=1, retain=True
+        )
+
+    def _notify_connection(self, up: bool) -> None:
+        if self._on_connection is None:
+            return
+        try:
+            self._on_connection(up)
+        except Exception:
+            log.exception("connection handler failed")

@@ -1,0 +1,157 @@
+"""Main and side pots, uncalled bets, odd-chip splits and awards (TDA 2019 rules 16, 20, 21)."""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Mapping, Sequence
+from dataclasses import dataclass, field
+
+from controller.rules import RuleError
+from controller.rules.handeval import HandRank
+
+__all__ = ["Award", "Pot", "award", "build_pots", "split_pot", "uncalled"]
+
+
+@dataclass(frozen=True)
+class Pot:
+    """One pot: its chips and the live seats that can win it (sorted)."""
+
+    amount: int
+    eligible: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class Award:
+    """Result of awarding one pot: ``shares`` maps each winning seat to its chips."""
+
+    pot_index: int
+    amount: int
+    winners: tuple[int, ...]
+    shares: Mapping[int, int] = field(default_factory=dict)
+
+
+def _check_amounts(contributions: Mapping[int, int]) -> None:
+    for seat, amount in contributions.items():
+        if amount < 0:
+            raise RuleError(f"seat {seat} has a negative contribution {amount}")
+
+
+def uncalled(contributions: Mapping[int, int], live: Collection[int]) -> tuple[int, int] | None:
+    """(seat, chips) of the largest contribution no one else matched, to be returned; else None.
+
+    ``contributions`` are whole-hand totals (every street). The owner is returned the
+    excess even if it has since folded or had its hand killed (rules 15-B, 65-A).
+    ``live`` is accepted for symmetry with :func:`build_pots` and is not needed.
+    """
+    del live
+    _check_amounts(contributions)
+    ranked = sorted(contributions.items(), key=lambda kv: kv[1], reverse=True)
+    if not ranked or ranked[0][1] == 0:
+        return None
+    top_seat, top = ranked[0]
+    second = ranked[1][1] if len(ranked) > 1 else 0
+    if top > second:
+        return (top_seat, top - second)
+    return None
+
+
+def build_pots(
+    contributions: Mapping[int, int], live: Collection[int], dead: int = 0
+) -> list[Pot]:
+    """Main pot first, then side pots at each all-in level of the live seats (rule 21).
+
+    ``contributions`` are whole-hand chips per seat (antes included), after the
+    :func:`uncalled` excess has been taken back; ``live`` are the seats still
+    holding cards. Folded seats' chips are dead money in every pot their
+    contribution reaches; chips above the highest live level go to the last pot.
+    ``dead`` is money belonging to no seat (e.g. a big-blind ante), put in the main pot.
+    """
+    _check_amounts(contributions)
+    if dead < 0:
+        raise RuleError(f"negative dead money {dead}")
+    live_set = {s for s in live if s in contributions}
+    levels = sorted({contributions[s] for s in live_set if contributions[s] > 0})
+    if not levels:
+        total = sum(contributions.values()) + dead
+        if total == 0:
+            return []
+        if not live:
+            raise RuleError("chips in the pot but no live hand")
+        return [Pot(total, tuple(sorted(live)))]
+    pots: list[Pot] = []
+    previous = 0
+    for level in levels:
+        amount = sum(
+            min(c, level) - min(c, previous) for c in contributions.values() if c > previous
+        )
+        eligible = tuple(sorted(s for s in live_set if contributions[s] >= level))
+        pots.append(Pot(amount, eligible))
+        previous = level
+    excess = sum(c - previous for c in contributions.values() if c > previous)
+    if excess:
+        last = pots[-1]
+        pots[-1] = Pot(last.amount + excess, last.eligible)
+    if dead:
+        pots[0] = Pot(pots[0].amount + dead, pots[0].eligible)
+    return pots
+
+
+def split_pot(
+    amount: int,
+    winners: Collection[int],
+    seats_left_of_button: Sequence[int],
+    odd_unit: int = 1,
+) -> dict[int, int]:
+    """Split a pot evenly; odd chips go one unit each from the first winner left of the button.
+
+    Rule 20: odd chips are first broken into the smallest denomination in play
+    (``odd_unit``); 20-A gives them to the first seat(s) left of the button.
+    ``seats_left_of_button`` lists seats clockwise starting left of the button;
+    any remainder smaller than ``odd_unit`` goes to the first winner too.
+    """
+    if amount < 0 or odd_unit < 1:
+        raise RuleError(f"bad split: amount {amount}, odd unit {odd_unit}")
+    if not winners:
+        raise RuleError("no winner to split the pot between")
+    position = {seat: i for i, seat in enumerate(seats_left_of_button)}
+    missing = [w for w in winners if w not in position]
+    if missing:
+        raise RuleError(f"winners {missing} are not in the seat order")
+    ordered = sorted(set(winners), key=position.__getitem__)
+    units, remainder = divmod(amount, odd_unit)
+    each, odd = divmod(units, len(ordered))
+    shares = {seat: each * odd_unit for seat in ordered}
+    for seat in ordered[:odd]:
+        shares[seat] += odd_unit
+    shares[ordered[0]] += remainder
+    return shares
+
+
+def award(
+    pots: Sequence[Pot],
+    hands: Mapping[int, HandRank],
+    seats_left_of_button: Sequence[int],
+    odd_unit: int = 1,
+) -> list[Award]:
+    """Award every pot to its best eligible hand(s), last side pot first (rule 16 addendum).
+
+    ``hands`` holds the rank of each hand still live at showdown; a pot with a
+    single eligible seat goes to it without a hand. Each pot is split on its
+    own (rule 21) with odd chips per :func:`split_pot` (rule 20-A).
+    """
+    awards: list[Award] = []
+    for index in range(len(pots) - 1, -1, -1):
+        pot = pots[index]
+        if pot.amount == 0:
+            continue
+        if len(pot.eligible) == 1:
+            winners: tuple[int, ...] = pot.eligible
+        else:
+            contenders = [s for s in pot.eligible if s in hands]
+            if not contenders:
+                raise RuleError(f"pot {index}: no eligible hand at showdown")
+            best = max(hands[s] for s in contenders)
+            winners = tuple(s for s in contenders if hands[s] == best)
+        shares = split_pot(pot.amount, winners, seats_left_of_button, odd_unit)
+        ordered = tuple(sorted(winners, key=list(seats_left_of_button).index))
+        awards.append(Award(index, pot.amount, ordered, shares))
+    return awards

@@ -1,0 +1,347 @@
+"""Host driver for an RFID reader board: pyserial reader thread, resync by inventory, alerts."""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Callable, Sequence
+
+import serial
+
+from controller.trace import TagIn, TagOut
+from drivers.reader import messages as msgs
+from drivers.reader.alerts import AlertLimiter
+from drivers.reader.framing import Frame, FrameDecoder, FrameEncoder
+from drivers.reader.view import TagView
+
+log = logging.getLogger(__name__)
+
+EventSink = Callable[[TagIn | TagOut], None]
+AlertSink = Callable[[str, str, dict[str, object]], None]
+
+
+class ReaderDriver:
+    """Reads one reader board and reports tag arrivals/departures by configured antenna name.
+
+    The view of which UID sits at which antenna is only ever changed by the board's own
+    reports: TAG_IN/TAG_OUT, or an INVENTORY (requested after a sequence gap, a reconnect or an
+    unsolicited HELLO) whose difference from the view is emitted as TagOut/TagIn events.
+    Callbacks run on the driver thread.
+    """
+
+    def __init__(
+        self,
+        port: str,
+        antennas: Sequence[str],
+        on_event: EventSink,
+        on_alert: AlertSink,
+        clock: Callable[[], float],
+        baudrate: int = 115200,
+        name: str = "card_reader",
+        reconnect_delay: float = 1.0,
+        silent_after: float = 3.0,
+        alert_interval: float = 1.0,
+    ) -> None:
+        self.port = port
+        self.antennas = tuple(antennas)
+        self.baudrate = baudrate
+        self.name = name
+        self.reconnect_delay = reconnect_delay
+        self.silent_after = silent_after
+        self._on_event = on_event
+        self._on_alert = on_alert
+        self._clock = clock
+        self._alerts = AlertLimiter(self._alert, alert_interval)
+        self._view = TagView(self.antennas)
+        self._decoder = FrameDecoder()
+        self._encoder = FrameEncoder()
+        self._lock = threading.Lock()
+        self._stop = threading.Event()
+        self._synced = threading.Event()
+        self._want_inventory = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._serial: serial.Serial | None = None
+        self._was_connected = False
+        self._down_alerted = False
+        self._hello_requested = False
+        self._silent_alerted = False
+        self._last_frame = 0.0
+        self.hello: msgs.Hello | None = None
+        self.uptime_ms: int | None = None
+        self._dropped_events = 0
+        self._reconnects = 0
+        self._inventories = 0
+
+    # -- public ----------------------------------------------------------------------------
+
+    def start(self) -> None:
+        """Start the reader thread (it opens the port, and keeps reopening it if lost)."""
+        if self._thread is not None:
+            raise RuntimeError(f"{self.name} already started")
+        self._stop.clear()
+        self._thread = threading.Thread(target=self._run, name=f"reader {self.name}", daemon=True)
+        self._thread.start()
+
+    def stop(self) -> None:
+        """Stop the thread and close the port."""
+        thread, self._thread = self._thread, None
+        if thread is None:
+            return
+        self._stop.set()
+        thread.join(timeout=5.0)
+
+    def request_inventory(self) -> None:
+        """Ask the board for a full INVENTORY (sent from the driver thread within ~50 ms)."""
+        self._want_inventory.set()
+
+    def wait_synced(self, timeout: float) -> bool:
+        """Block until an INVENTORY has been applied since the port was (re)opened."""
+        return self._synced.wait(timeout)
+
+    def positions(self) -> dict[str, list[str]]:
+        """The driver's view: antenna name -> UIDs present (uppercase hex)."""
+        with self._lock:
+            return self._view.snapshot()
+
+    def counters(self) -> dict[str, int]:
+        with self._lock:
+            dec = self._decoder.counters()
+            return {
+                "frames": dec["frames"],
+                "bad_bytes": dec["bad_bytes"],
+                "crc_errors": dec["crc_errors"],
+                "seq_gaps": dec["seq_gaps"],
+                "lost_frames": dec["lost_frames"],
+                "malformed": dec["malformed"],
+                "dropped_events": self._dropped_events,
+                "reconnects": self._reconnects,
+                "inventories": self._inventories,
+            }
+
+    # -- thread ----------------------------------------------------------------------------
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            port = self._open()
+            if port is None:
+                self._alerts.flush(self._clock())
+                self._stop.wait(self.reconnect_delay)
+                continue
+            try:
+                self._serve(port)
+            except (serial.SerialException, OSError) as exc:
+                self._lost(str(exc))
+            except Exception:  # a bug must not kill the reader thread
+                log.exception("%s: unexpected error, reopening the port", self.name)
+                self._lost("internal error")
+            finally:
+                self._serial = None
+                try:
+                    port.close()
+                except (serial.SerialException, OSError):
+                    pass
+
+    def _open(self) -> serial.Serial | None:
+        try:
+            port = serial.Serial(self.port, self.baudrate, timeout=0.05)
+        except (serial.SerialException, OSError, ValueError) as exc:
+            if not self._down_alerted:
+                self._down_alerted = True
+                self._alert(
+                    "reader_disconnected",
+                    f"{self.name}: cannot open {self.port}",
+                    {"reader": self.name, "port": self.port, "error": str(exc)},
+                )
+            return None
+        if self._was_connected:
+            with self._lock:
+                self._reconnects += 1
+            self._alert(
+                "reader_reconnected",
+                f"{self.name}: {self.port} is back",
+                {"reader": self.name, "port": self.port},
+            )
+        self._was_connected = True
+        self._down_alerted = False
+        self._silent_alerted = False
+        self._synced.clear()
+        with self._lock:
+            self._decoder.reset()
+        self._serial = port
+        self._last_frame = self._clock()
+        return port
+
+    def _lost(self, error: str) -> None:
+        self._down_alerted = True
+        self._alert(
+            "reader_disconnected",
+            f"{self.name}: lost {self.port}",
+            {"reader": self.name, "port": self.port, "error": error},
+        )
+
+    def _serve(self, port: serial.Serial) -> None:
+        self._send(msgs.HelloRequest())
+        self._hello_requested = True
+        self._send(msgs.InventoryRequest())
+        while not self._stop.is_set():
+            if self._want_inventory.is_set():
+                self._want_inventory.clear()
+                self._send(msgs.InventoryRequest())
+            data = port.read(1)
+            if data:
+                data += port.read(port.in_waiting)
+            now = self._clock()
+            if data:
+                self._receive(data, now)
+            elif now - self._last_frame >= self.silent_after and not self._silent_alerted:
+                self._silent_alerted = True
+                self._alert(
+                    "reader_silent",
+                    f"{self.name}: no frame for {now - self._last_frame:.1f} s",
+                    {"reader": self.name, "port": self.port, "silent_s": now - self._last_frame},
+                )
+            self._alerts.flush(now)
+
+    def _send(self, msg: msgs.Message) -> None:
+        if self._serial is not None:
+            self._serial.write(self._encoder.encode(msg))
+
+    # -- decoding --------------------------------------------------------------------------
+
+    def _receive(self, data: bytes, now: float) -> None:
+        with self._lock:
+            before = self._decoder.counters()
+            frames = self._decoder.feed(data)
+            after = self._decoder.counters()
+        delta = {key: after[key] - before[key] for key in after}
+        details: dict[str, object] = {"reader": self.name}
+        if delta["crc_errors"]:
+            self._alerts.offer(
+                "reader_crc_error",
+                f"{self.name}: frame(s) failed CRC",
+                {**details, "total": after["crc_errors"]},
+                now,
+                count=delta["crc_errors"],
+            )
+        elif delta["bad_bytes"]:
+            self._alerts.offer(
+                "reader_bad_bytes",
+                f"{self.name}: bytes outside any frame",
+                {**details, "total": after["bad_bytes"]},
+                now,
+                count=delta["bad_bytes"],
+            )
+        if delta["malformed"]:
+            self._alerts.offer(
+                "reader_protocol_error",
+                f"{self.name}: {self._decoder.last_error}",
+                details,
+                now,
+                count=delta["malformed"],
+            )
+        if frames:
+            self._last_frame = now
+            if self._silent_alerted:
+                self._silent_alerted = False
+                self._alert("reader_recovered", f"{self.name}: frames again", details)
+        for frame in frames:
+            self._handle(frame, now)
+
+    def _handle(self, frame: Frame, now: float) -> None:
+        msg = frame.msg
+        if frame.gap:
+            self._alerts.offer(
+                "reader_seq_gap",
+                f"{self.name}: {frame.gap} frame(s) lost before seq {frame.seq}",
+                {"reader": self.name, "lost": frame.gap, "seq": frame.seq},
+                now,
+            )
+            self._send(msgs.InventoryRequest())
+        if isinstance(msg, msgs.TagIn | msgs.TagOut):
+            self._tag(msg)
+        elif isinstance(msg, msgs.Inventory):
+            self._inventory(msg, now)
+        elif isinstance(msg, msgs.Hello):
+            self._hello(msg)
+        elif isinstance(msg, msgs.Heartbeat):
+            self.uptime_ms = msg.uptime_ms
+        elif isinstance(msg, msgs.BoardError):
+            self._alerts.offer(
+                "reader_error",
+                f"{self.name}: board error {msg.code}: {msg.text}",
+                {"reader": self.name, "code": msg.code, "text": msg.text},
+                now,
+                key=str(msg.code),
+            )
+        else:
+            self._alerts.offer(
+                "reader_protocol_error",
+                f"{self.name}: host-only message 0x{msg.TYPE:02X} from the board",
+                {"reader": self.name},
+                now,
+            )
+
+    def _hello(self, msg: msgs.Hello) -> None:
+        self.hello = msg
+        if msg.antennas != self.antennas:
+            self._alert(
+                "antenna_mismatch",
+                f"{self.name}: board antennas differ from the configuration",
+                {"reader": self.name, "configured": list(self.antennas), "board": list(msg.antennas)},
+            )
+        if not self._hello_requested:  # the board restarted on its own: re-read everything
+            self._send(msgs.InventoryRequest())
+        self._hello_requested = False
+
+    def _tag(self, msg: msgs.TagIn | msgs.TagOut) -> None:
+        uid = msg.uid_hex
+        if msg.antenna >= len(self.antennas):
+            with self._lock:
+                self._dropped_events += 1
+            self._alerts.offer(
+                "reader_protocol_error",
+                f"{self.name}: antenna index {msg.antenna} out of range",
+                {"reader": self.name, "antenna": msg.antenna, "uid": uid},
+                self._clock(),
+            )
+            return
+        antenna = self.antennas[msg.antenna]
+        arriving = isinstance(msg, msgs.TagIn)
+        with self._lock:
+            changed = (self._view.add if arriving else self._view.discard)(antenna, uid)
+            if not changed:
+                self._dropped_events += 1
+        if changed:
+            self._emit("in" if arriving else "out", antenna, uid)
+
+    def _inventory(self, msg: msgs.Inventory, now: float) -> None:
+        if len(msg.antennas) != len(self.antennas):
+            self._alerts.offer(
+                "reader_protocol_error",
+                f"{self.name}: inventory lists {len(msg.antennas)} antennas, "
+                f"configured {len(self.antennas)}",
+                {"reader": self.name},
+                now,
+            )
+            return
+        with self._lock:
+            changes = self._view.reconcile(msg.hex_lists())
+            self._inventories += 1
+        for direction, antenna, uid in changes:
+            self._emit(direction, antenna, uid)
+        self._synced.set()
+
+    # -- callbacks -------------------------------------------------------------------------
+
+    def _emit(self, direction: str, antenna: str, uid: str) -> None:
+        cls = TagIn if direction == "in" else TagOut
+        try:
+            self._on_event(cls(t=self._clock(), antenna=antenna, uid=uid))
+        except Exception:
+            log.exception("%s: on_event callback failed", self.name)
+
+    def _alert(self, kind: str, message: str, details: dict[str, object]) -> None:
+        try:
+            self._on_alert(kind, message, details)
+        except Exception:
+            log.exception("%s: on_alert callback failed", self.name)

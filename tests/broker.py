@@ -1,0 +1,315 @@
+"""Test helpers: a private mosquitto broker in a subprocess and a collecting MQTT subscriber."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import threading
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import paho.mqtt.client as mqtt
+from paho.mqtt.enums import CallbackAPIVersion, MQTTProtocolVersion
+
+from controller.config import BrokerConfig
+
+MOSQUITTO = "/usr/sbin/mosquitto"
+MOSQUITTO_PASSWD = "/usr/bin/mosquitto_passwd"
+ROOT = Path(__file__).resolve().parent.parent
+EXAMPLE_DIR = ROOT / "examples" / "mosquitto"
+EXAMPLE_ACL = EXAMPLE_DIR / "acl"
+EXAMPLE_PASSWD = EXAMPLE_DIR / "passwd"
+
+#: The users of the shipped example (examples/mosquitto/README.md).
+USERS = {"table-t01": "table-secret", "room": "room-secret", "tv": "tv-secret"}
+
+
+def free_port() -> int:
+    """A loopback TCP port that was free a moment ago."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        port: int = s.getsockname()[1]
+        return port
+
+
+def write_password_file(path: Path, users: dict[str, str]) -> Path:
+    """Create a mosquitto password file for `users` with mosquitto_passwd."""
+    first = True
+    for user, password in users.items():
+        args = [MOSQUITTO_PASSWD, "-b", *(["-c"] if first else []), str(path), user, password]
+        subprocess.run(args, check=True, capture_output=True, timeout=30)
+        first = False
+    return path
+
+
+@dataclass(frozen=True)
+class TlsFiles:
+    """A test CA and a server certificate for 127.0.0.1 / localhost."""
+
+    ca_file: Path
+    cert_file: Path
+    key_file: Path
+
+
+def make_tls_files(directory: Path) -> TlsFiles:
+    """Generate a CA and a server certificate with the openssl command line."""
+    openssl = shutil.which("openssl")
+    if openssl is None:
+        raise RuntimeError("openssl is not installed")
+    directory.mkdir(parents=True, exist_ok=True)
+    ca_key, ca_crt = directory / "ca.key", directory / "ca.crt"
+    key, csr, crt = directory / "server.key", directory / "server.csr", directory / "server.crt"
+    ext = directory / "server.ext"
+    ext.write_text(
+        "basicConstraints=critical,CA:FALSE\n"
+        "keyUsage=critical,digitalSignature,keyEncipherment\n"
+        "extendedKeyUsage=serverAuth\n"
+        "subjectAltName=IP:127.0.0.1,DNS:localhost\n"
+    )
+    ec = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"]
+    ca_ext = ["-addext", "basicConstraints=critical,CA:TRUE"]
+    ca_ext += ["-addext", "keyUsage=critical,keyCertSign,cRLSign"]
+    signing = ["-CA", ca_crt, "-CAkey", ca_key, "-CAcreateserial", "-extfile", ext]
+    ca_out = ["-keyout", ca_key, "-out", ca_crt, "-days", "2"]
+    steps = [
+        [openssl, "req", "-x509", *ec, *ca_ext, "-subj", "/CN=tablectl test CA", *ca_out],
+        [openssl, "req", *ec, "-keyout", key, "-out", csr, "-subj", "/CN=localhost"],
+        [openssl, "x509", "-req", "-in", csr, *signing, "-out", crt, "-days", "2"],
+    ]
+    for step in steps:
+        subprocess.run([str(a) for a in step], check=True, capture_output=True, timeout=60)
+    return TlsFiles(ca_crt, crt, key)
+
+
+class Mosquitto:
+    """A private mosquitto broker on a loopback port, with its own config in `workdir`."""
+
+    def __init__(
+        self,
+        workdir: Path,
+        *,
+        port: int | None = None,
+        users: dict[str, str] | None = None,
+        password_file: Path | None = None,
+        acl_file: Path | None = None,
+        tls: TlsFiles | None = None,
+        persistence: bool = False,
+    ) -> None:
+        self.workdir = workdir
+        self.workdir.mkdir(parents=True, exist_ok=True)
+        self.host = "127.0.0.1"
+        self.port = port if port is not None else free_port()
+        self.tls = tls
+        self.acl_file = acl_file
+        self.persistence = persistence
+        self.password_file = password_file
+        if users is not None:
+            self.password_file = write_password_file(workdir / "passwd", users)
+        self.log_file = workdir / "mosquitto.log"
+        self.config_file = workdir / "mosquitto.conf"
+        self._proc: subprocess.Popen[bytes] | None = None
+
+    @property
+    def anonymous(self) -> bool:
+        """True when clients may connect without a username."""
+        return self.password_file is None
+
+    def _config(self) -> str:
+        lines = ["per_listener_settings false", f"allow_anonymous {str(self.anonymous).lower()}"]
+        if os.geteuid() == 0:
+            lines.append("user root")  # do not drop privileges: the tmp files stay readable
+        if self.password_file is not None:
+            lines.append(f"password_file {self.password_file}")
+        if self.acl_file is not None:
+            lines.append(f"acl_file {self.acl_file}")
+        if self.persistence:
+            lines += ["persistence true", f"persistence_location {self.workdir}/"]
+        else:
+            lines.append("persistence false")
+        lines += ["log_type all", f"listener {self.port} {self.host}"]
+        if self.tls is not None:
+            lines += [
+                f"cafile {self.tls.ca_file}",
+                f"certfile {self.tls.cert_file}",
+                f"keyfile {self.tls.key_file}",
+            ]
+        return "\n".join(lines) + "\n"
+
+    def start(self, timeout: float = 10.0) -> Mosquitto:
+        """Start the broker and wait until its port accepts connections."""
+        self.config_file.write_text(self._config())
+        log = self.log_file.open("ab")
+        self._proc = subprocess.Popen(
+            [MOSQUITTO, "-c", str(self.config_file)], stdout=log, stderr=subprocess.STDOUT
+        )
+        log.close()
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self._proc.poll() is not None:
+                raise RuntimeError(f"mosquitto exited: {self.log_file.read_text()[-2000:]}")
+            try:
+                with socket.create_connection((self.host, self.port), timeout=0.5):
+                    return self
+            except OSError:
+                time.sleep(0.05)
+        self.stop()
+        raise RuntimeError(f"mosquitto did not listen on {self.port}")
+
+    def stop(self, timeout: float = 10.0) -> None:
+        """Terminate the broker (SIGTERM, then SIGKILL) and wait for it."""
+        proc, self._proc = self._proc, None
+        if proc is None or proc.poll() is not None:
+            return
+        proc.send_signal(signal.SIGTERM)
+        try:
+            proc.wait(timeout)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(timeout)
+
+    def restart(self) -> Mosquitto:
+        """Stop and start again on the same port (and the same persistence file)."""
+        self.stop()
+        return self.start()
+
+    @property
+    def running(self) -> bool:
+        """True while the broker process is alive."""
+        return self._proc is not None and self._proc.poll() is None
+
+    def broker_config(
+        self, username: str | None = None, password: str | None = None, **extra: Any
+    ) -> BrokerConfig:
+        """A BrokerConfig pointing at this broker (TLS with the test CA when enabled)."""
+        if username is not None and password is None:
+            password = USERS.get(username)
+        fields: dict[str, Any] = {"host": self.host, "port": self.port}
+        fields |= {"username": username, "password": password}
+        if self.tls is not None:
+            fields |= {"tls": True, "ca_file": self.tls.ca_file}
+        return BrokerConfig(**(fields | extra))
+
+    def __enter__(self) -> Mosquitto:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+
+@dataclass(frozen=True)
+class Received:
+    """One message a Subscriber received."""
+
+    topic: str
+    payload: bytes
+    retain: bool
+    qos: int
+
+
+class Subscriber:
+    """A paho client that subscribes to topic filters and collects what arrives."""
+
+    def __init__(
+        self,
+        broker: Mosquitto,
+        topics: str | Iterable[str],
+        *,
+        username: str | None = None,
+        password: str | None = None,
+        client_id: str = "",
+        persistent: bool = False,
+        qos: int = 1,
+        timeout: float = 10.0,
+    ) -> None:
+        self.topics = [topics] if isinstance(topics, str) else list(topics)
+        self.qos = qos
+        self._cond = threading.Condition()
+        self._received: list[Received] = []
+        self._subscribed = False
+        self._granted: list[int] = []
+        self._client = mqtt.Client(
+            CallbackAPIVersion.VERSION2,
+            client_id=client_id,
+            clean_session=not persistent,
+            protocol=MQTTProtocolVersion.MQTTv311,
+        )
+        self._client.reconnect_delay_set(1, 1)
+        if username is not None:
+            self._client.username_pw_set(username, password or USERS.get(username))
+        if broker.tls is not None:
+            self._client.tls_set(ca_certs=str(broker.tls.ca_file))
+        self._client.on_connect = self._on_connect
+        self._client.on_subscribe = self._on_subscribe
+        self._client.on_message = self._on_message
+        self._client.connect_async(broker.host, broker.port, keepalive=10)
+        self._client.loop_start()
+        if not self.wait_subscribed(timeout):
+            self.close()
+            raise RuntimeError("subscriber could not connect and subscribe")
+
+    def _on_connect(self, client: mqtt.Client, *args: Any) -> None:
+        reason = args[2]
+        if not reason.is_failure:
+            client.subscribe([(t, self.qos) for t in self.topics])
+
+    def _on_subscribe(
+        self, client: mqtt.Client, userdata: Any, mid: int, codes: Any, *_: Any
+    ) -> None:
+        with self._cond:
+            self._granted = [c.value for c in codes]
+            self._subscribed = True
+            self._cond.notify_all()
+
+    def _on_message(self, client: mqtt.Client, userdata: Any, msg: mqtt.MQTTMessage) -> None:
+        with self._cond:
+            self._received.append(
+                Received(msg.topic, bytes(msg.payload), bool(msg.retain), msg.qos)
+            )
+            self._cond.notify_all()
+
+    def wait_subscribed(self, timeout: float) -> bool:
+        """Wait for the SUBACK of the (latest) subscription."""
+        with self._cond:
+            return self._cond.wait_for(lambda: self._subscribed, timeout)
+
+    @property
+    def granted(self) -> list[int]:
+        """The granted QoS (or failure code >= 0x80) per topic filter, from the last SUBACK."""
+        with self._cond:
+            return list(self._granted)
+
+    def messages(self, topic: str | None = None) -> list[Received]:
+        """A copy of what arrived so far, optionally only on `topic` (exact or suffix match)."""
+        with self._cond:
+            return [
+                m
+                for m in self._received
+                if topic is None or m.topic == topic or m.topic.endswith("/" + topic)
+            ]
+
+    def wait_for(self, predicate: Callable[[list[Received]], bool], timeout: float = 10.0) -> bool:
+        """Wait until `predicate(messages)` is true; False on timeout."""
+        with self._cond:
+            return self._cond.wait_for(lambda: predicate(list(self._received)), timeout)
+
+    def publish(self, topic: str, payload: bytes, qos: int = 1, retain: bool = False) -> None:
+        """Publish through this client and wait until it was sent (acked for QoS 1)."""
+        info = self._client.publish(topic, payload, qos=qos, retain=retain)
+        info.wait_for_publish(10)
+
+    def close(self) -> None:
+        """Disconnect and stop the network thread."""
+        self._client.disconnect()
+        self._client.loop_stop()
+
+    def __enter__(self) -> Subscriber:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

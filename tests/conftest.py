@@ -1,0 +1,43 @@
+"""Shared pytest fixtures: private mosquitto brokers (plain, password + ACL, TLS)."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+# Import the project and the helpers (tests.broker) from the checkout, installed or not.
+if str(Path(__file__).resolve().parent.parent) not in sys.path:
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from tests.broker import EXAMPLE_ACL, USERS, Mosquitto, TlsFiles, make_tls_files
+
+
+@pytest.fixture(scope="session")
+def tls_files(tmp_path_factory: pytest.TempPathFactory) -> TlsFiles:
+    """A test CA and server certificate (127.0.0.1, localhost), made once per session."""
+    return make_tls_files(tmp_path_factory.mktemp("tls"))
+
+
+@pytest.fixture
+def mosquitto(tmp_path: Path) -> Iterator[Mosquitto]:
+    """An anonymous broker on a free loopback port."""
+    with Mosquitto(tmp_path / "mosquitto") as broker:
+        yield broker
+
+
+@pytest.fixture
+def mosquitto_acl(tmp_path: Path) -> Iterator[Mosquitto]:
+    """A broker with the example users (passwords) and the shipped examples/mosquitto/acl."""
+    with Mosquitto(tmp_path / "mosquitto-acl", users=USERS, acl_file=EXAMPLE_ACL) as broker:
+        yield broker
+
+
+@pytest.fixture
+def mosquitto_tls(tmp_path: Path, tls_files: TlsFiles) -> Iterator[Mosquitto]:
+    """A TLS-only broker with the example users and ACL."""
+    workdir = tmp_path / "mosquitto-tls"
+    with Mosquitto(workdir, users=USERS, acl_file=EXAMPLE_ACL, tls=tls_files) as broker:
+        yield broker

@@ -1,0 +1,104 @@
+"""Pots: uncalled bets, side pots (rule 21), dead money, odd chips (rule 20-A), awards."""
+
+from __future__ import annotations
+
+import pytest
+
+from controller.rules import RuleError
+from controller.rules.handeval import evaluate
+from controller.rules.pots import Pot, award, build_pots, split_pot, uncalled
+
+
+def test_rule_15b_uncalled_part_of_largest_bet_returns_to_its_owner() -> None:
+    assert uncalled({1: 1000, 2: 400, 3: 400}, live={1, 2, 3}) == (1, 600)
+    assert uncalled({1: 400, 2: 400}, live={1, 2}) is None
+    assert uncalled({}, live=()) is None
+
+
+def test_rule_15b_uncalled_bet_returned_even_if_owner_folded_or_killed() -> None:
+    assert uncalled({1: 100, 2: 300, 3: 50}, live={1, 3}) == (2, 200)
+
+
+def test_uncalled_everyone_folds_to_big_blind_returns_blind_excess() -> None:
+    assert uncalled({1: 50, 2: 100}, live={2}) == (2, 50)
+
+
+def test_rule_21_three_way_all_in_two_side_pots() -> None:
+    contributions = {1: 300, 2: 700, 3: 1000, 4: 1000}
+    pots = build_pots(contributions, live={1, 2, 3, 4})
+    assert pots == [
+        Pot(1200, (1, 2, 3, 4)),
+        Pot(1200, (2, 3, 4)),
+        Pot(600, (3, 4)),
+    ]
+    assert sum(p.amount for p in pots) == sum(contributions.values())
+
+
+def test_rule_21_folded_chips_are_dead_money_in_pots_they_reach() -> None:
+    # Seat 4 put in 500 then folded: it funds the main and first side pot only.
+    contributions = {1: 300, 2: 700, 3: 700, 4: 500}
+    pots = build_pots(contributions, live={1, 2, 3})
+    assert pots == [Pot(1200, (1, 2, 3)), Pot(1000, (2, 3))]
+
+
+def test_rule_21_folded_chips_above_top_live_level_go_to_last_pot() -> None:
+    # Seat 3 bet 200 and folded to seat 4's raise; seat 1 all-in for 50.
+    contributions = {1: 50, 3: 200, 4: 200}
+    pots = build_pots(contributions, live={1, 4})
+    assert pots == [Pot(150, (1, 4)), Pot(300, (4,))]
+
+
+def test_rule_21_dead_money_goes_to_main_pot() -> None:
+    pots = build_pots({1: 100, 2: 100}, live={1, 2}, dead=25)
+    assert pots == [Pot(225, (1, 2))]
+
+
+def test_rule_20a_odd_chip_goes_to_first_winner_left_of_button() -> None:
+    order = [4, 5, 1, 2, 3]  # button on seat 3
+    assert split_pot(101, {1, 5}, order) == {5: 51, 1: 50}
+    assert split_pot(100, {3, 4, 5}, order) == {4: 34, 5: 33, 3: 33}
+
+
+def test_rule_20_odd_chips_broken_to_smallest_denomination_in_play() -> None:
+    order = [2, 3, 1]
+    # 1025 with 25-chips smallest: 41 units of 25 -> 21 and 20 units.
+    assert split_pot(1025, {1, 3}, order, odd_unit=25) == {3: 525, 1: 500}
+    # Three ways 1000 in 100s: 10 units -> 4, 3, 3.
+    assert split_pot(1000, {1, 2, 3}, order, odd_unit=100) == {2: 400, 3: 300, 1: 300}
+    # An indivisible remainder below the unit goes to the first winner too.
+    assert split_pot(1010, {1, 3}, order, odd_unit=25) == {3: 510, 1: 500}
+
+
+def test_rule_20a_split_pot_rejects_unknown_winner() -> None:
+    with pytest.raises(RuleError):
+        split_pot(100, {7}, [1, 2])
+
+
+def test_rule_21_each_side_pot_awarded_separately_side_pot_first() -> None:
+    contributions = {1: 300, 2: 700, 3: 1000}
+    pots = build_pots(contributions, live={1, 2, 3})
+    hands = {
+        1: evaluate("As Ad Ah Kc Kd 2s 3c".split()),  # full house: best
+        2: evaluate("Qs Qd 7h 8c 9d 2s 3c".split()),  # pair of queens: second
+        3: evaluate("Js Td 7h 8c 4d 2s 3c".split()),  # high card
+    }
+    awards = award(pots, hands, [1, 2, 3])
+    assert [a.pot_index for a in awards] == [2, 1, 0]
+    assert awards[0].winners == (3,) and awards[0].amount == 300
+    assert awards[1].winners == (2,) and dict(awards[1].shares) == {2: 800}
+    assert awards[2].winners == (1,) and dict(awards[2].shares) == {1: 900}
+
+
+def test_rule_20a_award_split_with_odd_chip_left_of_button() -> None:
+    pots = [Pot(301, (2, 5, 8))]
+    tie = evaluate("As Kd Qh Jc 9d 2s 3c".split())
+    hands = {2: tie, 5: evaluate("2d 4h 7c 8s Th 3d 5c".split()), 8: tie}
+    order = [6, 7, 8, 9, 1, 2, 3, 4, 5]  # button on seat 5
+    (result,) = award(pots, hands, order)
+    assert result.winners == (8, 2)
+    assert dict(result.shares) == {8: 151, 2: 150}
+
+
+def test_rule_17b_uncontested_pot_needs_no_hand() -> None:
+    (result,) = award([Pot(500, (4,))], {}, [1, 2, 3, 4])
+    assert dict(result.shares) == {4: 500}

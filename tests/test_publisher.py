@@ -1,0 +1,398 @@
+"""The MQTT publisher against a real mosquitto: order, retain, outages, last will, ACL, TLS."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from controller.config import BrokerConfig
+from controller.messages import ALERTS, EVENTS, HOLECARDS, STATE, Message
+from controller.publisher import Publisher, PublishError
+from tests.broker import ROOT, Mosquitto, Received, Subscriber, free_port
+
+pytestmark = pytest.mark.timeout(60)
+
+PREFIX = "poker/r1/t01"
+STATUS = {"table": "t01", "room": "r1", "version": "0.1.0"}
+
+
+def event(seq: int) -> Message:
+    payload = {"type": "action", "seq": seq, "hand": 1, "t": float(seq), "table": "t01"}
+    payload |= {"seat": 3, "action": "call", "amount": 200, "rule": None}
+    return Message(EVENTS, payload, qos=1, retain=False)
+
+
+def state(seq: int) -> Message:
+    return Message(STATE, {"table": "t01", "seq": seq}, qos=1, retain=True)
+
+
+def holecards(seat: int) -> Message:
+    payload = {"table": "t01", "hand": 1, "seat": seat, "cards": ["As", "Kd"], "t": 1.0}
+    return Message(HOLECARDS, payload, qos=1, retain=False)
+
+
+def alert(n: int) -> Message:
+    payload = {"table": "t01", "type": "floor", "severity": "info", "message": f"a{n}"}
+    return Message(ALERTS, payload | {"hand": None, "t": 1.0}, qos=1, retain=False)
+
+
+def payloads(received: list[Received], topic: str) -> list[dict[str, Any]]:
+    return [json.loads(m.payload) for m in received if m.topic == f"{PREFIX}/{topic}"]
+
+
+def seqs(received: list[Received]) -> list[int]:
+    return [p["seq"] for p in payloads(received, EVENTS)]
+
+
+def first_seen(values: list[int]) -> list[int]:
+    """The values in order of first arrival (what a subscriber de-duplicating by seq keeps)."""
+    seen: set[int] = set()
+    out = []
+    for v in values:
+        if v not in seen:
+            seen.add(v)
+            out.append(v)
+    return out
+
+
+@pytest.fixture
+def publishers() -> Iterator[list[Publisher]]:
+    """Publishers created by a test, stopped at the end whatever happened."""
+    created: list[Publisher] = []
+    yield created
+    for pub in created:
+        pub.stop(timeout=0.5)
+
+
+def make(
+    publishers: list[Publisher], config: BrokerConfig, prefix: str = PREFIX, **kwargs: Any
+) -> Publisher:
+    kwargs.setdefault("reconnect_max_delay", 1)
+    pub = Publisher(config, prefix, f"tablectl-test-{len(publishers)}", dict(STATUS), **kwargs)
+    publishers.append(pub)
+    return pub
+
+
+def wait_until(predicate: Any, timeout: float = 10.0) -> bool:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if predicate():
+            return True
+        time.sleep(0.02)
+    return False
+
+
+def test_events_arrive_in_order_with_qos1_not_retained(
+    mosquitto: Mosquitto, publishers: list[Publisher]
+) -> None:
+    with Subscriber(mosquitto, f"{PREFIX}/#") as sub:
+        connections: list[bool] = []
+        pub = make(publishers, mosquitto.broker_config(), on_connection=connections.append)
+        pub.start()
+        for seq in range(1, 301):
+            pub.publish(event(seq))
+        pub.publish(holecards(3))
+        pub.publish(alert(1))
+        assert pub.wait_idle(10)
+        assert sub.wait_for(lambda r: len(seqs(r)) >= 300)
+        received = sub.messages()
+        assert seqs(received) == list(range(1, 301))
+        for m in received:
+            assert m.qos == 1
+            assert not m.retain  # live delivery
+        assert payloads(received, HOLECARDS)[0]["cards"] == ["As", "Kd"]
+        assert payloads(received, ALERTS)[0]["message"] == "a1"
+        status = payloads(received, "status")
+        assert status[0]["state"] == "online" and status[0]["table"] == "t01"
+        assert pub.connected and connections == [True]
+        stats = pub.stats()
+        assert stats["pending"] == 0 and stats["dropped"] == 0 and stats["reconnects"] == 0
+        assert stats["acked"] == stats["published"] == 303  # 300 events, holecards, alert, status
+
+
+def test_late_subscriber_gets_retained_status_and_latest_state_only(
+    mosquitto: Mosquitto, publishers: list[Publisher]
+) -> None:
+    pub = make(publishers, mosquitto.broker_config())
+    pub.start()
+    for seq in range(1, 4):
+        pub.publish(event(seq))
+        pub.publish(state(seq))
+    pub.publish(holecards(5))
+    assert pub.wait_idle(10)
+    with Subscriber(mosquitto, f"{PREFIX}/#") as late:
+        assert late.wait_for(lambda r: len(r) >= 2)
+        time.sleep(0.3)  # anything else retained would have arrived by now
+        received = late.messages()
+        assert sorted(m.topic for m in received) == [f"{PREFIX}/state", f"{PREFIX}/status"]
+        assert all(m.retain and m.qos == 1 for m in received)
+        assert payloads(received, STATE) == [{"table": "t01", "seq": 3}]
+        assert payloads(received, "status")[0]["state"] == "online"
+
+
+def test_retained_hole_cards_are_refused(mosquitto: Mosquitto, publishers: list[Publisher]) -> None:
+    pub = make(publishers, mosquitto.broker_config())
+    with pytest.raises(PublishError):
+        pub.publish(Message(HOLECARDS, {"seat": 1}, retain=True))
+
+
+def test_broker_outage_loses_nothing_and_keeps_order(
+    tmp_path: Path, publishers: list[Publisher]
+) -> None:
+    broker = Mosquitto(tmp_path / "broker", persistence=True).start()
+    try:
+        # A room server with a persistent session: the broker queues for it while it is away.
+        sub = Subscriber(broker, f"{PREFIX}/events", client_id="room-server", persistent=True)
+        pub = make(publishers, broker.broker_config())
+        pub.start()
+        for seq in range(1, 51):
+            pub.publish(event(seq))
+        assert pub.wait_idle(10)
+
+        broker.stop()
+        assert wait_until(lambda: not pub.connected)
+        began = time.monotonic()
+        for seq in range(51, 151):
+            pub.publish(event(seq))  # never raises, never blocks
+        assert time.monotonic() - began < 1.0
+        assert not pub.wait_idle(0.5)
+        assert pub.stats()["pending"] >= 100
+
+        broker.start()  # same port, same persistence file
+        assert pub.wait_idle(20)
+        assert sub.wait_for(lambda r: 150 in seqs(r), 20)
+        got = seqs(sub.messages())
+        assert first_seen(got) == list(range(1, 151))  # none lost, in order (dups allowed)
+        stats = pub.stats()
+        assert stats["reconnects"] >= 1 and stats["dropped"] == 0 and stats["pending"] == 0
+        sub.close()
+    finally:
+        broker.stop()
+
+
+def test_broker_restart_while_messages_are_in_flight(
+    tmp_path: Path, publishers: list[Publisher]
+) -> None:
+    broker = Mosquitto(tmp_path / "broker", persistence=True).start()
+    try:
+        sub = Subscriber(broker, f"{PREFIX}/events", client_id="room-server", persistent=True)
+        pub = make(publishers, broker.broker_config())
+        pub.start()
+        assert wait_until(lambda: pub.connected)
+        total = 3000
+
+        def produce() -> None:
+            for seq in range(1, total + 1):
+                pub.publish(event(seq))
+                if seq % 50 == 0:
+                    time.sleep(0.005)
+
+        producer = threading.Thread(target=produce)
+        producer.start()
+        assert wait_until(lambda: pub.stats()["acked"] >= 300)
+        broker.stop()  # mid-stream: some messages are in flight, unacknowledged
+        time.sleep(0.3)
+        broker.start()
+        producer.join(10)
+        assert pub.wait_idle(30)
+        assert sub.wait_for(lambda r: total in seqs(r), 20)
+        assert first_seen(seqs(sub.messages())) == list(range(1, total + 1))
+        assert pub.stats()["reconnects"] >= 1
+        sub.close()
+    finally:
+        broker.stop()
+
+
+def test_outbox_limit_drops_oldest_non_events_first_and_coalesces_state(
+    tmp_path: Path, publishers: list[Publisher]
+) -> None:
+    port = free_port()  # nothing listens there yet
+    broker = Mosquitto(tmp_path / "late-broker", port=port)
+    pub = make(publishers, broker.broker_config(), outbox_limit=10)
+    pub.start()
+    for n in range(1, 9):
+        pub.publish(alert(n))
+        pub.publish(event(n))
+    for seq in range(1, 4):
+        pub.publish(state(seq))  # coalesced: only the latest retained one is kept
+    stats = pub.stats()
+    assert stats["pending"] == 10
+    assert stats["coalesced"] == 2
+    assert stats["dropped"] == 7  # kept: 8 events, the latest state, the last alert
+    with broker:
+        with Subscriber(broker, f"{PREFIX}/#") as sub:
+            assert pub.wait_idle(20)
+            assert sub.wait_for(lambda r: len(seqs(r)) == 8)
+            time.sleep(0.2)
+            received = sub.messages()
+            assert seqs(received) == list(range(1, 9))
+            # the last alert gave way to "status online", queued at connection time
+            assert payloads(received, ALERTS) == []
+            assert payloads(received, "status")[0]["state"] == "online"
+            assert payloads(received, STATE) == [{"table": "t01", "seq": 3}]
+        pub.stop()
+
+
+def test_graceful_stop_leaves_retained_offline(
+    mosquitto: Mosquitto, publishers: list[Publisher]
+) -> None:
+    pub = make(publishers, mosquitto.broker_config())
+    pub.start()
+    assert wait_until(lambda: pub.connected)
+    pub.stop()
+    assert not pub.connected
+    with Subscriber(mosquitto, f"{PREFIX}/status") as late:
+        assert late.wait_for(lambda r: len(r) >= 1)
+        (status,) = late.messages()
+        assert status.retain
+        assert json.loads(status.payload)["state"] == "offline"
+
+
+CHILD = """
+import sys, time
+from controller.config import BrokerConfig
+from controller.messages import Message
+from controller.publisher import Publisher
+pub = Publisher(BrokerConfig(host="127.0.0.1", port=int(sys.argv[1])), sys.argv[2], "child",
+                {"table": "t01", "room": "r1", "version": "0.1.0"})
+pub.start()
+pub.publish(Message("events", {"type": "x", "seq": 1, "hand": None, "t": 0.0, "table": "t01"}))
+assert pub.wait_idle(10)
+print("ready", flush=True)
+time.sleep(60)
+"""
+
+
+def test_last_will_offline_when_the_daemon_dies(mosquitto: Mosquitto) -> None:
+    with Subscriber(mosquitto, f"{PREFIX}/status") as live:
+        env = {**os.environ, "PYTHONPATH": str(ROOT)}
+        child = subprocess.Popen(
+            [sys.executable, "-c", CHILD, str(mosquitto.port), PREFIX],
+            stdout=subprocess.PIPE,
+            env=env,
+            cwd=ROOT,
+        )
+        try:
+            assert child.stdout is not None
+            assert child.stdout.readline().strip() == b"ready"
+            assert live.wait_for(lambda r: len(r) == 1)
+            assert json.loads(live.messages()[0].payload)["state"] == "online"
+            child.send_signal(signal.SIGKILL)  # no DISCONNECT: the broker sends the will
+            child.wait(10)
+            assert live.wait_for(lambda r: len(r) == 2)
+            will = json.loads(live.messages()[1].payload)
+            assert will["state"] == "offline"
+            assert {will["table"], will["room"], will["version"]} == {"t01", "r1", "0.1.0"}
+        finally:
+            child.kill()
+            child.wait(10)
+    with Subscriber(mosquitto, f"{PREFIX}/status") as late:
+        assert late.wait_for(lambda r: len(r) == 1)
+        assert late.messages()[0].retain
+        assert json.loads(late.messages()[0].payload)["state"] == "offline"
+
+
+def test_acl_room_never_sees_hole_cards_tv_does_and_commands_arrive(
+    mosquitto_acl: Mosquitto, publishers: list[Publisher]
+) -> None:
+    broker = mosquitto_acl
+    commands: list[tuple[str, bytes]] = []
+    got_command = threading.Event()
+
+    def on_command(name: str, payload: bytes) -> None:
+        commands.append((name, payload))
+        got_command.set()
+
+    room = Subscriber(broker, "poker/#", username="room")
+    tv = Subscriber(broker, ["poker/+/+/holecards", "poker/+/+/state"], username="tv")
+    try:
+        pub = make(publishers, broker.broker_config("table-t01"), on_command=on_command)
+        pub.start()
+        pub.publish(event(1))
+        pub.publish(holecards(4))
+        pub.publish(state(1))
+        pub.publish(event(2))
+        assert pub.wait_idle(10)
+        assert pub.stats()["rejected"] == 0
+        assert room.wait_for(lambda r: seqs(r) == [1, 2])
+        assert tv.wait_for(lambda r: len(payloads(r, HOLECARDS)) == 1 and len(r) >= 2)
+
+        # The room may not forge events, but may send commands to the table.
+        forged = json.dumps({"type": "action", "seq": 99, "hand": 1, "t": 0, "table": "t01"})
+        room.publish(f"{PREFIX}/events", forged.encode())
+        seat = {"name": "seat", "seat": 3, "player": "Alice", "stack": 20000}
+        room.publish(f"{PREFIX}/cmd/seat", json.dumps(seat).encode())
+        assert got_command.wait(10)
+        assert commands == [("seat", json.dumps(seat).encode())]
+        # The room reads its own command back, after where the forged event would be.
+        assert room.wait_for(lambda r: any(m.topic.endswith("/cmd/seat") for m in r))
+
+        assert seqs(room.messages()) == [1, 2]  # the forged event never arrived
+        assert payloads(room.messages(), HOLECARDS) == []
+        assert {m.topic for m in room.messages()} == {
+            f"{PREFIX}/{t}" for t in ("status", "events", "state", "cmd/seat")
+        }
+        assert {m.topic for m in tv.messages()} == {f"{PREFIX}/holecards", f"{PREFIX}/state"}
+        assert payloads(tv.messages(), HOLECARDS)[0]["seat"] == 4
+    finally:
+        room.close()
+        tv.close()
+
+
+def test_acl_table_cannot_write_another_table(
+    mosquitto_acl: Mosquitto, publishers: list[Publisher]
+) -> None:
+    with Subscriber(mosquitto_acl, "poker/#", username="room") as room:
+        pub = make(publishers, mosquitto_acl.broker_config("table-t01"), prefix="poker/r1/t02")
+        pub.start()
+        pub.publish(event(1))
+        assert pub.wait_idle(10)  # acknowledged with a failure reason code (MQTT v5)
+        assert pub.stats()["rejected"] == 2  # status online and the event
+        time.sleep(0.3)
+        assert room.messages() == []
+
+
+def test_wrong_password_never_connects_and_never_raises(
+    mosquitto_acl: Mosquitto, publishers: list[Publisher]
+) -> None:
+    pub = make(publishers, mosquitto_acl.broker_config("table-t01", password="wrong"))
+    pub.start()
+    pub.publish(event(1))
+    time.sleep(1.0)
+    assert not pub.connected
+    assert pub.stats()["pending"] == 1
+
+
+def test_tls_listener(mosquitto_tls: Mosquitto, publishers: list[Publisher]) -> None:
+    config = mosquitto_tls.broker_config("table-t01")
+    assert config.tls and config.ca_file is not None
+    with Subscriber(mosquitto_tls, f"{PREFIX}/holecards", username="tv") as tv:
+        pub = make(publishers, config)
+        pub.start()
+        pub.publish(holecards(2))
+        assert pub.wait_idle(10)
+        assert tv.wait_for(lambda r: len(r) == 1)
+        assert payloads(tv.messages(), HOLECARDS)[0]["cards"] == ["As", "Kd"]
+
+
+def test_tls_refuses_an_untrusted_server(
+    mosquitto_tls: Mosquitto, publishers: list[Publisher]
+) -> None:
+    config = mosquitto_tls.broker_config("table-t01", ca_file=None)  # system CAs only
+    assert config.tls and config.ca_file is None
+    pub = make(publishers, config)
+    pub.start()
+    pub.publish(event(1))
+    time.sleep(1.0)
+    assert not pub.connected
+    assert pub.stats()["pending"] == 1
