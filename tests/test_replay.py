@@ -1,0 +1,67 @@
+"""`tablectl replay`: scenario traces give their expected output, byte-identical, schema-valid."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from controller.schema import validate_payload
+
+ROOT = Path(__file__).resolve().parent.parent
+SCENARIOS = ROOT / "tests" / "scenarios"
+CONFIG = ROOT / "examples" / "sim-table.toml"
+TRACES = sorted(p for p in SCENARIOS.glob("*.jsonl") if not p.name.endswith(".expected.jsonl"))
+SCHEMA_OF = {"events": "events", "state": "state", "holecards": "holecards", "alerts": "alerts"}
+
+
+def replay(trace: Path, *extra: str) -> subprocess.CompletedProcess[bytes]:
+    return subprocess.run(
+        [sys.executable, "-m", "controller.cli", "replay", str(trace), "--config", str(CONFIG),
+         *extra],
+        capture_output=True, timeout=120, check=False, cwd=ROOT,
+    )
+
+
+@pytest.mark.parametrize("trace", TRACES, ids=[p.stem for p in TRACES])
+def test_scenario_output_is_expected_and_byte_identical(trace: Path) -> None:
+    first = replay(trace)
+    assert first.returncode == 0, first.stderr.decode()
+    second = replay(trace)
+    assert first.stdout == second.stdout
+    expected = trace.with_name(trace.stem + ".expected.jsonl")
+    assert expected.exists(), f"write {expected.name} from a reviewed replay"
+    assert first.stdout.decode() == expected.read_text()
+
+
+@pytest.mark.parametrize("trace", TRACES, ids=[p.stem for p in TRACES])
+def test_scenario_messages_match_schemas(trace: Path) -> None:
+    out = replay(trace).stdout.decode().splitlines()
+    assert out
+    for line in out:
+        message = json.loads(line)
+        assert set(message) == {"topic", "qos", "retain", "payload"}
+        kind = message["topic"].rsplit("/", 1)[1]
+        validate_payload(SCHEMA_OF[kind], message["payload"])
+        if kind == "holecards":
+            assert message["retain"] is False
+        if kind in ("state",):
+            assert message["retain"] is True
+
+
+def test_replay_refuses_bad_trace_with_file_and_line(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"t": 0, "event": "tick"}\n{"t": 1, "event": "tag_in", "antenna": "seat1", '
+                   '"card": "1x"}\n')
+    result = replay(bad)
+    assert result.returncode == 2
+    assert f"{bad}:2: bad card name '1x'" in result.stderr.decode()
+
+
+def test_replay_profile_option_is_validated() -> None:
+    result = replay(TRACES[0], "--profile", "wild-west")
+    assert result.returncode == 2
+    assert "wild-west" in result.stderr.decode()
