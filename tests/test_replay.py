@@ -9,13 +9,13 @@ from pathlib import Path
 
 import pytest
 
-from controller.schema import validate_payload
+from controller.messages import Message
+from controller.schema import validate
 
 ROOT = Path(__file__).resolve().parent.parent
 SCENARIOS = ROOT / "tests" / "scenarios"
 CONFIG = ROOT / "examples" / "sim-table.toml"
 TRACES = sorted(p for p in SCENARIOS.glob("*.jsonl") if not p.name.endswith(".expected.jsonl"))
-SCHEMA_OF = {"events": "events", "state": "state", "holecards": "holecards", "alerts": "alerts"}
 
 
 def replay(trace: Path, *extra: str) -> subprocess.CompletedProcess[bytes]:
@@ -44,12 +44,10 @@ def test_scenario_messages_match_schemas(trace: Path) -> None:
     for line in out:
         message = json.loads(line)
         assert set(message) == {"topic", "qos", "retain", "payload"}
-        kind = message["topic"].rsplit("/", 1)[1]
-        validate_payload(SCHEMA_OF[kind], message["payload"])
-        if kind == "holecards":
-            assert message["retain"] is False
-        if kind in ("state",):
-            assert message["retain"] is True
+        prefix, kind = message["topic"].rsplit("/", 1)
+        assert prefix == "poker/sim/t01"
+        # The payload against its topic's schema, and the topic's QoS / retain flags.
+        validate(Message(kind, message["payload"], message["qos"], message["retain"]))
 
 
 def test_replay_refuses_bad_trace_with_file_and_line(tmp_path: Path) -> None:
