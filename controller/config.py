@@ -15,6 +15,7 @@ from controller.errors import ConfigError
 
 PROFILES = ("tda-2019", "tda-2015", "venezia", "casinos-austria", "campione")
 GAMES = ("nlhe", "plhe", "flhe")
+FSYNC_POLICIES = ("always", "interval", "never")
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,6 +98,11 @@ class JournalConfig:
     """[journal]: where every input and output is recorded before it has effect."""
 
     path: Path | None = None  # None: no journal (replay, tests)
+    # "always": fdatasync before each event is applied (survives a power cut, costs ~1 ms);
+    # "interval": flushed to the OS before each event (survives a daemon crash) and
+    # fdatasync'd in the background every `fsync_interval` s; "never": flush only.
+    fsync: str = "interval"
+    fsync_interval: float = 0.1
 
 
 @dataclass(frozen=True, slots=True)
@@ -628,14 +634,22 @@ def _load_registries(path: Path, data: dict[str, Any], base: Path) -> Registries
 
 
 def _load_journal(path: Path, data: dict[str, Any], base: Path) -> JournalConfig:
-    s = _Section(_Where(path, "journal"), _sub(path, data, "journal"), ("path",))
+    s = _Section(
+        _Where(path, "journal"),
+        _sub(path, data, "journal"),
+        ("path", "fsync", "fsync_interval"),
+    )
+    fsync = s.choice("fsync", FSYNC_POLICIES, "interval")
+    interval = s.float_("fsync_interval", 0.1)
+    if not 0 < interval <= 5:
+        raise s.error("fsync_interval", f"must be in (0, 5] seconds, got {interval}")
     value = s.str_("path")
     if value is None:
-        return JournalConfig()
+        return JournalConfig(fsync=fsync, fsync_interval=float(interval))
     journal = _resolve(base, value)
     if journal.is_dir():
         raise s.error("path", f"{journal} is a directory (expected a file path)")
-    return JournalConfig(path=journal)
+    return JournalConfig(path=journal, fsync=fsync, fsync_interval=float(interval))
 
 
 def _load_sim(path: Path, data: dict[str, Any], base: Path) -> SimConfig:

@@ -102,7 +102,11 @@ class Daemon:
         recovered: list[Message] = []
         if self.config.journal.path is not None:
             self.journal = Journal(
-                self.config.journal.path, self.config.table.id, now=self.clock()
+                self.config.journal.path,
+                self.config.table.id,
+                now=self.clock(),
+                fsync=self.config.journal.fsync,
+                fsync_interval=self.config.journal.fsync_interval,
             )
             self.epoch = self.journal.epoch
             recovered = self._recover(self.journal)

@@ -1,0 +1,1 @@
+"""Benchmarks: reproducible scripts whose results are recorded in docs/benchmarks.md."""
