@@ -71,15 +71,14 @@ class Journal:
 
     def _read_existing(self, table: str) -> float:
         with self.path.open(encoding="utf-8") as fh:
-            header = fh.readline().strip()
-            match = HEADER_RE.match(header)
+            lines = fh.readlines()
+            match = HEADER_RE.match(lines[0].strip())
             if not match:
                 raise JournalError(f"journal {self.path}: first line is not a journal header")
             if match["table"] != table:
                 raise JournalError(
                     f"journal {self.path} belongs to table {match['table']}, not {table}"
                 )
-            lines = fh.readlines()
         if lines and not lines[-1].endswith("\n"):
             lines = lines[:-1]  # a line torn by a power cut was never applied
         try:
