@@ -18,7 +18,15 @@ import pytest
 from controller.config import BrokerConfig
 from controller.messages import ALERTS, EVENTS, HOLECARDS, STATE, Message
 from controller.publisher import Publisher, PublishError
-from tests.broker import ROOT, Mosquitto, Received, Subscriber, free_port
+from tests.broker import (
+    EXAMPLE_ACL,
+    EXAMPLE_PASSWD,
+    ROOT,
+    Mosquitto,
+    Received,
+    Subscriber,
+    free_port,
+)
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -396,3 +404,11 @@ def test_tls_refuses_an_untrusted_server(
     time.sleep(1.0)
     assert not pub.connected
     assert pub.stats()["pending"] == 1
+
+
+def test_shipped_example_password_file_authenticates(tmp_path: Path) -> None:
+    shipped = Mosquitto(tmp_path / "shipped", password_file=EXAMPLE_PASSWD, acl_file=EXAMPLE_ACL)
+    with shipped, Subscriber(shipped, "poker/#", username="room") as room:
+        assert room.granted == [1]
+        with pytest.raises(RuntimeError):
+            Subscriber(shipped, "poker/#", username="room", password="wrong", timeout=1.5)

@@ -1,0 +1,531 @@
+"""Rule profiles: house rule sets as data over TDA 2019, and their own rule numbering."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Literal
+
+from controller.errors import ConfigError
+from controller.rules import RuleError
+from controller.rules.betting import Action, substantial_action
+
+__all__ = [
+    "PROFILES",
+    "FourCardFlop",
+    "HandStart",
+    "HandStartTrigger",
+    "Numbering",
+    "OddChipUnit",
+    "PrematureCard",
+    "Profile",
+    "Rake",
+    "ShowdownOrder",
+    "SingleExposedCard",
+    "Straddle",
+    "cite",
+    "get_profile",
+    "misdeal_allowed",
+    "rake_amount",
+    "rule_ref",
+]
+
+# What the house text says starts a hand.
+HandStart = Literal[
+    "riffle_shuffler_or_push",  # TDA 2019 23: first riffle, shuffler button, or dealer push
+    "riffle_or_shuffler",  # first riffle; with a shuffle machine, its (green) button
+    "dealer_lift",  # when the dealer lifts the cards
+]
+# Input events (CONTRACT section 2) the engine may take as the start of a hand.
+HandStartTrigger = Literal[
+    "shuffler",  # {"event": "button", "name": "shuffler"}
+    "dealer_push",  # a dealer's badge at the table (the dealer push, rule 23)
+    "first_card",  # the first card read at a seatN antenna while no hand is in progress
+]
+SingleExposedCard = Literal[
+    "unspecified",  # the text has no procedure for one exposed card after the first two
+    "replace_as_burn",  # deal goes on; the card is replaced by the top card and burned
+]
+FourCardFlop = Literal[
+    "scramble_floor_picks_burn",  # TDA 2019 39: scramble face down, floor draws the burn
+    "unspecified",
+]
+PrematureCard = Literal[
+    "rp5",  # TDA 2019 RP-5 A/B/C
+    "keep_unexposed",  # the unexposed board and burns stay in the stub for the new board
+    "unspecified",
+]
+OddChipUnit = Literal["smallest_chip", "blind_or_ante"]
+ShowdownOrder = Literal[
+    "last_aggressor_else_first_left",  # TDA 2019 17-A
+    "last_aggressor",  # no order given when there was no bet on the last street
+]
+
+_RULE = re.compile(r"^(RP-?\d{1,2}|\d{1,2})(?:-?([A-H])(?:-?(\d))?)?$")
+_TDA2019_RULES = frozenset({str(n) for n in range(1, 72)} | {f"RP-{n}" for n in range(1, 15)})
+
+
+@dataclass(frozen=True)
+class Straddle:
+    """A voluntary blind posted before the deal by the seat left of the big blind."""
+
+    multiple: int  # times the big blind
+    acts_last_preflop: bool  # the straddler acts last on the first round, and may raise
+
+
+@dataclass(frozen=True)
+class Rake:
+    """The house's cut of a pot, in the table's money units (chips are the currency)."""
+
+    percent: int
+    cap: int
+    pot_step: int  # the pot is rounded down to a multiple of this before the percentage
+    no_flop_no_drop: bool
+    main_pot_first: bool  # taken from the main pot, the shortfall from the side pots
+
+
+@dataclass(frozen=True)
+class Numbering:
+    """How a profile numbers its rules, as a translation of TDA 2019 rule numbers.
+
+    ``rules`` maps a TDA 2019 rule (``"23"``, ``"RP-5"``) to the profile's own;
+    ``None`` for the whole table means the TDA 2019 numbering itself. ``parts``
+    maps one part (``"35A5"``, ``"35E"``: rule, letter, digit, no dashes) to the
+    profile's reference, or ``None`` when that part has no equivalent.
+    ``carry_parts`` lists the TDA 2019 rules whose part letters/digits are the
+    same in the profile: ``"35A-2"`` becomes ``"34A-2"``; other rules translate
+    to the whole rule. Without an equivalent the TDA 2019 number is given with
+    ``fallback`` before it.
+    """
+
+    rules: Mapping[str, str] | None = None
+    parts: Mapping[str, str | None] = field(default_factory=lambda: MappingProxyType({}))
+    carry_parts: frozenset[str] = frozenset()
+    fallback: str = "TDA "
+
+
+@dataclass(frozen=True)
+class Profile:
+    """One rule set. Defaults are TDA 2019 (tda-2019-en.txt); every other value cites its seed."""
+
+    name: str
+    title: str
+    source: str  # seed file under /work/shared/seeds
+    language: str = "en"  # language of the source text
+    table_languages: tuple[str, ...] = ()  # languages allowed at the table; () = posted by house
+    hand_start: HandStart = "riffle_shuffler_or_push"  # TDA 2019 23
+    hand_start_triggers: tuple[HandStartTrigger, ...] = ("shuffler", "dealer_push")
+    misdeal_max_actions: int | None = None  # None: until substantial action (35-D, 36)
+    misdeal_exposed_downcards: int | None = 2  # 35A-5: 1 of the first 2, or any 2 exposed
+    single_exposed_card: SingleExposedCard = "unspecified"  # TDA 2019 has no hold'em rule
+    four_card_flop: FourCardFlop = "scramble_floor_picks_burn"  # TDA 2019 39
+    premature_card: PrematureCard = "rp5"  # TDA 2019 RP-5
+    straddle: Straddle | None = None  # TDA 2019 has no straddle
+    rake: Rake | None = None  # tournament rules: no rake
+    dead_button: bool = True  # TDA 2019 32
+    bb_ante_recommended: bool = True  # TDA 2019 RP-11
+    odd_chip_unit: OddChipUnit = "smallest_chip"  # TDA 2019 20
+    showdown_order: ShowdownOrder = "last_aggressor_else_first_left"  # TDA 2019 17-A
+    undercall_always_full_call: bool = False  # TDA 2019 51-B: only heads-up or vs the opener
+    limit_raise_cap: int | None = None  # TDA 2019 48: "the house limit applies"
+    limit_cap_lifted_heads_up_in_hand: bool = False  # TDA 2019 48: when the event is heads-up
+    numbering: Numbering = field(default_factory=Numbering)
+
+    @property
+    def straddle_allowed(self) -> bool:
+        """Whether the house allows a straddle."""
+        return self.straddle is not None
+
+
+# --------------------------------------------------------------------------- numbering tables
+
+# TDA 2019 -> TDA 2015, from the rule titles of tda-2019-en.txt and 000 (2015 line of each
+# rule in the comment). 2019 rules 4, 15, 37, 38, 52, 55, RP-8, RP-10..RP-14 are new.
+_TDA2015 = Numbering(
+    rules=MappingProxyType(
+        {
+            "1": "1",  # 000:29
+            "2": "2",  # 000:35
+            "3": "3",  # 000:44
+            "5": "4",  # 000:53 electronic devices
+            "6": "5",  # 000:57 official language
+            "7": "6",  # 000:77 random seating
+            "8": "7",  # 000:81 late registration, re-entries
+            "9": "8",  # 000:85 special needs
+            "10": "9",  # 000:88 breaking tables
+            "11": "10",  # 000:93 balancing
+            "12": "12",  # 000:137
+            "13": "13",  # 000:143
+            "14": "14",  # 000:158
+            "16": "15",  # 000:163 face up for all-ins
+            "17": "16",  # 000:169 showdown order
+            "18": "17",  # 000:197 asking to see a hand
+            "19": "18",  # 000:208 playing the board
+            "20": "19",  # 000:211 odd chips
+            "21": "20",  # 000:220 side pots
+            "22": "21",  # 000:222 disputed pots
+            "23": "22",  # 000:227 new hand & new limits
+            "24": "23",  # 000:232 chip race
+            "25": "24",  # 000:260 chips visible
+            "26": "25",  # 000:269 deck changes
+            "27": "26",  # 000:273 re-buys
+            "28": "28",  # 000:287 rabbit hunting
+            "29": "27",  # 000:277 calling for a clock
+            "30": "29",  # 000:291 at your seat
+            "31": "30",  # 000:316 at the table with action pending
+            "32": "31",  # 000:323 dead button
+            "33": "32",  # 000:325 dodging blinds
+            "34": "33",  # 000:328 button in heads-up
+            "35": "34",  # 000:335 misdeals
+            "36": "35",  # 000:368 substantial action
+            "39": "36",  # 000:373 four-card flops and premature cards
+            "40": "37",  # 000:379 methods of betting
+            "41": "41",  # 000:434 methods of calling
+            "42": "42",  # 000:444 methods of raising
+            "43": "43",  # 000:454 raise amounts
+            "44": "45",  # 000:489 overchips
+            "45": "46",  # 000:499 multiple-chip betting
+            "46": "47",  # 000:508 prior bet chips not pulled in
+            "47": "44",  # 000:483 re-opening the bet
+            "48": "48",  # 000:518 number of raises
+            "49": "49",  # 000:523 accepted action
+            "50": "38",  # 000:387 acting in turn
+            "51": "39",  # 000:394 binding declarations / undercalls
+            "53": "40",  # 000:423 action out of turn
+            "54": "50",  # 000:547 pot size & pot-limit bets
+            "56": "51",  # 000:557 string bets
+            "57": "52",  # 000:560 non-standard & unclear betting
+            "58": "53",  # 000:567 non-standard folds
+            "59": "54",  # 000:572 conditional declarations
+            "60": "55",  # 000:576 count of opponent's stack
+            "61": "56",  # 000:584 over-betting expecting change
+            "62": "57",  # 000:606 all-in with chips found behind
+            "63": "58",  # 000:614 chips out of view
+            "64": "59",  # 000:621 lost and found chips
+            "65": "60",  # 000:624 accidentally killed / fouled hands
+            "66": "61",  # 000:632 dead hands in stud
+            "67": "62",  # 000:638 no disclosure
+            "68": "63",  # 000:662 exposing cards
+            "69": "64",  # 000:668 ethical play
+            "70": "65",  # 000:674 etiquette violations
+            "71": "66",  # 000:680 penalties
+            "RP-1": "RP-1",  # 000:721
+            "RP-2": "RP-2",  # 000:726
+            "RP-3": "RP-3",  # 000:734
+            "RP-4": "RP-4",  # 000:740
+            "RP-5": "RP-5",  # 000:767
+            "RP-6": "RP-6",  # 000:787
+            "RP-7": "RP-7",  # 000:794
+            "RP-9": "11",  # 000:115 final-table size was a rule in 2015
+        }
+    ),
+    parts=MappingProxyType(
+        {
+            "35A5": "34A-6",  # 000:339-342: 2015's A-5 is stud, A-6 the flop-game exposure
+            "35E": None,  # fouled decks: not in 2015's 34 (000:335-367)
+            "46C": None,  # 000:508-517: 47 has A and B only
+            "51C": None,  # 000:394-407: 39 has A and B only
+        }
+    ),
+    # Rules whose lettering is the same in both texts (checked part by part).
+    carry_parts=frozenset(
+        {"11", "13", "17", "18", "20", "24", "25", "35", "36", "41", "42", "43", "46"}
+        | {"50", "51", "53", "54", "71", "RP-4", "RP-5"}
+    ),
+    fallback="TDA 2019 ",
+)
+
+# TDA 2019 -> Casinò di Venezia articles (002; line of each article).
+_VENEZIA = Numbering(
+    rules=MappingProxyType(
+        {
+            "2": "art. 1",  # 002:13
+            "6": "art. 2",  # 002:17
+            "7": "art. 3",  # 002:31
+            "10": "art. 4",  # 002:35
+            "11": "art. 5",  # 002:39
+            "RP-9": "art. 6",  # 002:43
+            "12": "art. 7",  # 002:49
+            "16": "art. 8",  # 002:53
+            "17": "art. 10",  # 002:61 showdown order
+            "20": "art. 11",  # 002:65 odd chips
+            "19": "art. 12",  # 002:69 both cards to win a share
+            "21": "art. 13",  # 002:73
+            "22": "art. 14",  # 002:77
+            "24": "art. 15",  # 002:83
+            "26": "art. 16",  # 002:87
+            "23": "art. 17",  # 002:91 new level / hand start
+            "27": "art. 18",  # 002:95
+            "29": "art. 19",  # 002:99
+            "28": "art. 20",  # 002:103
+            "30": "art. 21",  # 002:109
+            "31": "art. 22",  # 002:113
+            "32": "art. 23",  # 002:119
+            "33": "art. 24",  # 002:123
+            "34": "art. 25",  # 002:127
+            "35": "art. 26",  # 002:133 misdeal
+            "36": "art. 27",  # 002:143 substantial action
+            "39": "art. 28",  # 002:147 four-card flop
+            "RP-5": "art. 29",  # 002:151 premature board
+            "50": "art. 30",  # 002:155 acting in turn
+            "51": "art. 30A",  # 002:159 undercall
+            "41": "art. 31",  # 002:163
+            "42": "art. 32",  # 002:167
+            "43": "art. 33",  # 002:177
+            "47": "art. 33",  # 002:179 short all-in does not re-open
+            "44": "art. 34",  # 002:181 overchip
+            "53": "art. 35",  # 002:185 action out of turn
+            "48": "art. 36",  # 002:191
+            "54": "art. 37",  # 002:195
+            "49": "art. 38",  # 002:199
+            "56": "art. 39",  # 002:203
+            "25": "art. 40",  # 002:211 chips visible
+            "63": "art. 40",  # 002:215 transporting chips
+            "65": "art. 41",  # 002:219 unprotected hands
+            "59": "art. 42",  # 002:223
+            "61": "art. 43",  # 002:227
+            "71": "art. 44",  # 002:233
+            "67": "art. 45",  # 002:237
+            "68": "art. 46",  # 002:245
+            "69": "art. 47",  # 002:249
+            "70": "art. 48",  # 002:253
+        }
+    ),
+    parts=MappingProxyType(
+        {
+            "35A5": "art. 26A-6",  # 002:137 item 6 is the flop-game exposure
+            "35A": "art. 26A",  # 002:137
+            "35B": "art. 26A",  # 002:137 (button may get two consecutive cards)
+            "35C": "art. 26B",  # 002:139 exact re-play
+            "35D": "art. 26C",  # 002:141 no misdeal after substantial action
+            "35E": None,  # fouled decks: not in art. 26
+        }
+    ),
+    carry_parts=frozenset({"50", "53"}),  # art. 30 A/B and art. 35 A/B match 50 and 53
+)
+
+# TDA 2019 -> Casinos Austria articles (003; line of each). The transcript repeats some
+# numbers (14, 36, 39, 40, 41, 42): those carry the article's title.
+_CASINOS_AUSTRIA = Numbering(
+    rules=MappingProxyType(
+        {
+            "1": "art. 1",  # 003:6
+            "2": "art. 2",  # 003:16
+            "7": "art. 3",  # 003:27 (the transcript prints the title before the number)
+            "31": "art. 4",  # 003:33
+            "6": "art. 5",  # 003:36
+            "30": "art. 7",  # 003:43
+            "44": "art. 8",  # 003:54 single overchip
+            "51": "art. 8",  # 003:65 an insufficient bet must be completed
+            "56": "art. 8",  # 003:63 string bets
+            "23": "art. 9",  # 003:70 the hand starts when the dealer lifts the cards
+            "54": "art. 10",  # 003:73
+            "43": "art. 11",  # 003:75
+            "45": "art. 11",  # 003:84 two 500s at 300-600 is a call
+            "47": "art. 11",  # 003:78
+            "48": "art. 12",  # 003:87
+            "42": "art. 13",  # 003:92
+            "16": "art. 14 (All-in Showdown)",  # 003:106
+            "17": "art. 14 (Showdown (1))",  # 003:122
+            "13": "art. 15",  # 003:132
+            "19": "art. 16",  # 003:137
+            "21": "art. 17",  # 003:139
+            "27": "art. 18",  # 003:140
+            "8": "art. 19",  # 003:144
+            "63": "art. 20",  # 003:154
+            "33": "art. 21",  # 003:159
+            "11": "art. 22",  # 003:162
+            "32": "art. 23",  # 003:169
+            "35": "art. 24",  # 003:171 misdeal
+            "65": "art. 25",  # 003:186
+            "50": "art. 26",  # 003:190
+            "53": "art. 26",  # 003:191
+            "12": "art. 27",  # 003:196
+            "68": "art. 28",  # 003:199
+            "69": "art. 30",  # 003:205
+            "24": "art. 31",  # 003:213
+            "20": "art. 32",  # 003:218
+            "25": "art. 33",  # 003:224
+            "28": "art. 34",  # 003:233
+            "10": "art. 35",  # 003:246
+            "29": "art. 36 (Calling for a Clock)",  # 003:235
+            "RP-8": "art. 40 (Hand by Hand)",  # 003:291
+            "RP-9": "art. 40 (Numero dei giocatori al tavolo della finale)",  # 003:274
+            "34": "art. 41 (Heads-Up)",  # 003:207
+            "67": "art. 41 (Rispetto)",  # 003:298
+            "26": "art. 42 (Mazzo di Poker)",  # 003:304
+            "5": "art. 43",  # 003:307
+            "70": "art. 44",  # 003:315
+            "71": "art. 45",  # 003:321
+        }
+    ),
+    parts=MappingProxyType({"35E": None}),  # fouled decks: not in art. 24
+)
+
+# Campione: its own sections have titles, not numbers; its TDA text (004:90 Italian,
+# 004:92/94 English) is the 2019 numbering, so everything else stays "TDA n".
+_CAMPIONE = Numbering(
+    rules=MappingProxyType({}),
+    parts=MappingProxyType(
+        {
+            "35A": 'sez. "Forme di misdeal"',  # 004:9-10
+            "51B": 'sez. "Dead Money"',  # 004:19-20
+        }
+    ),
+)
+
+
+# --------------------------------------------------------------------------- profiles
+
+_PROFILES = (
+    Profile(
+        name="tda-2019",
+        title="Poker TDA 2019 Rules and Recommended Procedures",
+        source="tda-2019-en.txt",
+    ),
+    Profile(
+        name="tda-2015",
+        title="Poker TDA 2015 Rules (Italian translation)",
+        source="000_a8ec5eb7f12a6502.txt",
+        language="it",
+        # 000:227-231 rule 22: riffle, shuffler button or dealer change: same as 2019 23.
+        # 000:335-367 rule 34 + 35: misdeal until substantial action, same as 2019.
+        bb_ante_recommended=False,  # 000:714-797: RP-1..RP-7, no ante-format procedure
+        numbering=_TDA2015,
+    ),
+    Profile(
+        name="venezia",
+        title="Casinò di Venezia: regolamento tornei poker",
+        source="002_9ee9120963990579.txt",
+        language="it",
+        table_languages=("it", "en"),  # art. 2, 002:17-19
+        hand_start="riffle_or_shuffler",  # art. 17, 002:93: green button of the shuffle machine
+        hand_start_triggers=("shuffler",),  # art. 17: a dealer change does not start a hand
+        premature_card="keep_unexposed",  # art. 29, 002:153
+        numbering=_VENEZIA,
+    ),
+    Profile(
+        name="casinos-austria",
+        title="Casinos Austria: regolamento dei tornei (Italian)",
+        source="003_ee3f4129255c7a26.txt",
+        language="it",
+        table_languages=("de", "en"),  # art. 5, 003:36-37
+        hand_start="dealer_lift",  # art. 9, 003:70-72
+        hand_start_triggers=("first_card",),  # lifting the cards = the first card at a seat
+        misdeal_max_actions=2,  # art. 24, 003:183-185: two or more moves and the hand stands
+        misdeal_exposed_downcards=None,  # art. 24, 003:182: only the first or second card
+        four_card_flop="unspecified",  # 003: none; art. 1 (003:10-12) defers to CASAG rules
+        premature_card="unspecified",  # 003: none
+        bb_ante_recommended=False,  # 003: no ante format in the text
+        odd_chip_unit="blind_or_ante",  # art. 32, 003:222-223
+        showdown_order="last_aggressor",  # art. 14 Showdown (1), 003:122-123
+        undercall_always_full_call=True,  # art. 8, 003:64-68
+        limit_raise_cap=3,  # art. 12, 003:89
+        limit_cap_lifted_heads_up_in_hand=True,  # art. 12, 003:90-91
+        numbering=_CASINOS_AUSTRIA,
+    ),
+    Profile(
+        name="campione",
+        title="Casinò di Campione: regole della casa (with TDA 2019)",
+        source="004_3695c542e3bee12b.txt",
+        language="it",
+        single_exposed_card="replace_as_burn",  # "Forme di misdeal", 004:10
+        straddle=Straddle(multiple=2, acts_last_preflop=True),  # "Puntate aggiuntive", 004:8
+        rake=Rake(  # "Rake", 004:18
+            percent=5,
+            cap=25,
+            pot_step=20,
+            no_flop_no_drop=True,
+            main_pot_first=True,
+        ),
+        undercall_always_full_call=True,  # "Dead Money", 004:20
+        numbering=_CAMPIONE,
+    ),
+)
+
+PROFILES: Mapping[str, Profile] = MappingProxyType({p.name: p for p in _PROFILES})
+DEFAULT_PROFILE = "tda-2019"
+
+
+def get_profile(name: str) -> Profile:
+    """The profile called ``name``; ConfigError naming the valid ones otherwise."""
+    try:
+        return PROFILES[name]
+    except KeyError:
+        raise ConfigError(
+            f"unknown rule profile {name!r}: valid profiles are {', '.join(PROFILES)}"
+        ) from None
+
+
+# --------------------------------------------------------------------------- rule numbers
+
+
+def _parse(tda2019_rule: str) -> tuple[str, str, str]:
+    """Split ``"35A-2"`` into (``"35"``, ``"A-2"``, ``"35A2"``); RuleError if not a 2019 rule."""
+    text = tda2019_rule.strip().upper()
+    m = _RULE.match(text)
+    base = m.group(1) if m else ""
+    if base.startswith("RP") and not base.startswith("RP-"):
+        base = "RP-" + base[2:]
+    if m is None or base not in _TDA2019_RULES:
+        raise RuleError(f"not a TDA 2019 rule number: {tda2019_rule!r}")
+    letter, digit = m.group(2) or "", m.group(3) or ""
+    suffix = text[len(m.group(1)) :]
+    return base, suffix, base + letter + digit
+
+
+def rule_ref(profile: Profile, tda2019_rule: str) -> str:
+    """The profile's own reference for a TDA 2019 rule (``"23"`` -> ``"22"`` in tda-2015).
+
+    Without an equivalent in the profile the TDA 2019 number is returned with the
+    profile's fallback prefix (``"TDA 37"``, ``"TDA 2019 37"`` in tda-2015).
+    """
+    base, suffix, key = _parse(tda2019_rule)
+    numbering = profile.numbering
+    rule = base + suffix
+    if numbering.rules is None:
+        return rule
+    for candidate in (key, key[: len(base) + 1]):
+        if len(candidate) > len(base) and candidate in numbering.parts:
+            own = numbering.parts[candidate]
+            return numbering.fallback + rule if own is None else own
+    own_rule = numbering.rules.get(base)
+    if own_rule is None:
+        return numbering.fallback + rule
+    return own_rule + suffix if base in numbering.carry_parts else own_rule
+
+
+def cite(profile: Profile, tda2019_rule: str) -> dict[str, str]:
+    """Event fields for a rule: ``rule`` (TDA 2019, binding) and ``profile_rule`` (the house's)."""
+    base, suffix, _ = _parse(tda2019_rule)
+    return {"rule": base + suffix, "profile_rule": rule_ref(profile, tda2019_rule)}
+
+
+# --------------------------------------------------------------------------- procedures
+
+
+def misdeal_allowed(profile: Profile, actions: Iterable[str | Action]) -> bool:
+    """Whether a misdeal may still be declared after these actions in turn (blinds excluded).
+
+    TDA 2019 35-D/36: until substantial action. A profile with ``misdeal_max_actions``
+    counts actions of any kind instead (Casinos Austria art. 24: two moves).
+    """
+    taken = list(actions)
+    if profile.misdeal_max_actions is None:
+        return not substantial_action(taken)
+    return len(taken) < profile.misdeal_max_actions
+
+
+def rake_amount(rake: Rake, pot: int, *, flop_dealt: bool) -> int:
+    """The rake of a pot: the pot rounded down to ``pot_step``, times ``percent``, capped.
+
+    Campione's examples (004:18): 18 -> 0, 79 -> 3, 132 -> 6, 339 -> 16; no flop, no drop.
+    """
+    if pot < 0:
+        raise RuleError(f"negative pot {pot}")
+    if rake.no_flop_no_drop and not flop_dealt:
+        return 0
+    rounded = pot // rake.pot_step * rake.pot_step
+    return min(rounded * rake.percent // 100, rake.cap)
