@@ -120,8 +120,12 @@ def controller_round_trip(port: int, n: int, fsync: str) -> list[float]:
 def summary(samples: list[float]) -> dict[str, float]:
     ordered = sorted(samples)
     q = statistics.quantiles(ordered, n=100)
-    return {"n": len(ordered), "p50_ms": ordered[len(ordered) // 2] * 1e3,
-            "p99_ms": q[98] * 1e3, "mean_ms": statistics.fmean(ordered) * 1e3}
+    return {
+        "n": len(ordered),
+        "p50_ms": ordered[len(ordered) // 2] * 1e3,
+        "p99_ms": q[98] * 1e3,
+        "mean_ms": statistics.fmean(ordered) * 1e3,
+    }
 
 
 def machine() -> dict[str, Any]:
@@ -134,9 +138,13 @@ def machine() -> dict[str, Any]:
     except OSError:
         pass
     mosq = subprocess.run(["mosquitto", "-h"], capture_output=True, text=True, check=False)
-    return {"cpu": cpu, "cores": len(__import__("os").sched_getaffinity(0)),
-            "python": platform.python_version(), "kernel": platform.release(),
-            "mosquitto": (mosq.stdout.splitlines() or ["?"])[0]}
+    return {
+        "cpu": cpu,
+        "cores": len(__import__("os").sched_getaffinity(0)),
+        "python": platform.python_version(),
+        "kernel": platform.release(),
+        "mosquitto": (mosq.stdout.splitlines() or ["?"])[0],
+    }
 
 
 def main() -> None:
@@ -152,12 +160,17 @@ def main() -> None:
         ours_always = summary(controller_round_trip(broker.port, args.frames, fsync="always"))
     finally:
         broker.stop()
-    result = {"machine": machine(), "frames": args.frames, "bare_paho": bare,
-              "controller_fsync_interval": ours, "controller_fsync_always": ours_always,
-              "added_p50_ms": ours["p50_ms"] - bare["p50_ms"],
-              "added_p99_ms": ours["p99_ms"] - bare["p99_ms"],
-              "added_p50_ms_fsync_always": ours_always["p50_ms"] - bare["p50_ms"],
-              "added_p99_ms_fsync_always": ours_always["p99_ms"] - bare["p99_ms"]}
+    result = {
+        "machine": machine(),
+        "frames": args.frames,
+        "bare_paho": bare,
+        "controller_fsync_interval": ours,
+        "controller_fsync_always": ours_always,
+        "added_p50_ms": ours["p50_ms"] - bare["p50_ms"],
+        "added_p99_ms": ours["p99_ms"] - bare["p99_ms"],
+        "added_p50_ms_fsync_always": ours_always["p50_ms"] - bare["p50_ms"],
+        "added_p99_ms_fsync_always": ours_always["p99_ms"] - bare["p99_ms"],
+    }
     print(json.dumps(result, indent=2))
     if args.json:
         args.json.write_text(json.dumps(result, indent=2) + "\n")

@@ -68,23 +68,38 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 
 def demo_script(config: Config, hands: int, seed: int) -> list[Event]:
-    """The built-in demo: seat every seat, then deal `hands` whole hands."""
-    from firmware_sim.dealer import DealerClock, deal_hand, seat_players
+    """The built-in demo: seat every seat, then deal `hands` random, legal hands."""
+    from controller.replay import build_engine
+    from firmware_sim.dealer import DealerClock, TableDealer, seat_players
+    from firmware_sim.plans import random_hand
 
     seats = list(config.seat_numbers)
-    names = ["Alice", "Bruno", "Chiara", "Dario", "Elena", "Fabio", "Giulia", "Hugo", "Irene",
-             "Jonas"]
+    names = [
+        "Alice",
+        "Bruno",
+        "Chiara",
+        "Dario",
+        "Elena",
+        "Fabio",
+        "Giulia",
+        "Hugo",
+        "Irene",
+        "Jonas",
+    ]
     events = seat_players(
         [(s, names[s - 1], 20_000) for s in seats], (100, 200, 0), button=seats[-1]
     )
+    shadow = build_engine(config)
+    for event in events:
+        shadow.apply(event)
     rng = random.Random(seed)
-    clock = DealerClock(0.5)
-    button = seats[-1]
+    dealer = TableDealer(DealerClock(0.5), settle=config.rules.settle_seconds)
     for _ in range(hands):
-        first = seats[seats.index(button) + 1] if button != seats[-1] else seats[0]
-        events.extend(deal_hand(rng, clock, seats, first))
-        clock.step(1.0)
-        button = first
+        hand = random_hand(shadow, dealer, rng)
+        for event in hand:
+            shadow.apply(event)
+        events.extend(hand)
+        dealer.clock.step(1.0)
     return events
 
 
@@ -127,9 +142,11 @@ def cmd_sim(args: argparse.Namespace) -> int:
         local = LocalBroker(args.broker_port)
         local.start()
         broker = dataclasses.replace(broker, host="127.0.0.1", port=local.port)
-        print(f"local mosquitto on 127.0.0.1:{local.port}; watch it with:\n"
-              f"  mosquitto_sub -h 127.0.0.1 -p {local.port} -t '{broker.prefix}/#' -v",
-              flush=True)
+        print(
+            f"local mosquitto on 127.0.0.1:{local.port}; watch it with:\n"
+            f"  mosquitto_sub -h 127.0.0.1 -p {local.port} -t '{broker.prefix}/#' -v",
+            flush=True,
+        )
     if not args.keep_journal:
         journal_dir = Path(tempfile.mkdtemp(prefix="tablectl-sim-"))
         config = dataclasses.replace(
@@ -153,8 +170,11 @@ def cmd_sim(args: argparse.Namespace) -> int:
         time.sleep(1.0)
         if daemon.publisher is not None:
             daemon.publisher.wait_idle(5.0)
-        print(f"sim: played {played} script events, engine applied {daemon.applied}, "
-              f"last seq {daemon.engine.seq}", flush=True)
+        print(
+            f"sim: played {played} script events, engine applied {daemon.applied}, "
+            f"last seq {daemon.engine.seq}",
+            flush=True,
+        )
     finally:
         if watcher is not None:
             watcher.stop()
@@ -169,11 +189,13 @@ def cmd_register_deck(args: argparse.Namespace) -> int:
     from controller.register_deck import register_deck
 
     config = _config(args.config)
-    antenna = args.antenna or (
-        "register" if "register" in config.card_reader.antennas else "muck"
-    )
+    antenna = args.antenna or ("register" if "register" in config.card_reader.antennas else "muck")
     return register_deck(
-        config, args.out, args.deck_id, antenna=antenna, simulate=args.simulate,
+        config,
+        args.out,
+        args.deck_id,
+        antenna=antenna,
+        simulate=args.simulate,
         timeout=float(args.timeout),
     )
 
@@ -210,12 +232,18 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--config", type=Path, required=True)
     p.add_argument("--out", type=Path, required=True, help="deck file to write")
     p.add_argument("--deck-id", required=True)
-    p.add_argument("--antenna", default=None,
-                   help="antenna the cards are read on (default: 'register' if the card "
-                   "reader has one, else 'muck')")
+    p.add_argument(
+        "--antenna",
+        default=None,
+        help="antenna the cards are read on (default: 'register' if the card "
+        "reader has one, else 'muck')",
+    )
     p.add_argument("--timeout", type=float, default=600.0, help="give up after this long")
-    p.add_argument("--simulate", action="store_true",
-                   help="sim backend: place 52 simulated tags on the antenna")
+    p.add_argument(
+        "--simulate",
+        action="store_true",
+        help="sim backend: place 52 simulated tags on the antenna",
+    )
     p.set_defaults(func=cmd_register_deck)
     return parser
 

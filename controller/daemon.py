@@ -224,10 +224,12 @@ class Daemon:
             except TableError as exc:  # never die on input
                 log.error("input refused: %s", exc)
                 self._publish(self._alert_message("input_error", str(exc), {}, "critical"))
-            except Exception as exc:  # noqa: BLE001 - the daemon must outlive a bug
+            except Exception as exc:
                 log.exception("engine failure on %r", item)
                 self._publish(
-                    self._alert_message("engine_fault", f"{type(exc).__name__}: {exc}", {}, "critical")
+                    self._alert_message(
+                        "engine_fault", f"{type(exc).__name__}: {exc}", {}, "critical"
+                    )
                 )
 
     def process(self, item: Event | DeviceAlert) -> list[Message]:

@@ -34,9 +34,9 @@ class LocalBroker:
             raise DeviceError("mosquitto is not installed (scripts/setup.sh installs it)")
         conf = self.dir / "mosquitto.conf"
         conf.write_text(
-            f"listener {self.port} 127.0.0.1\nallow_anonymous true\npersistence false\n"
-            "user root\n" if _is_root() else
-            f"listener {self.port} 127.0.0.1\nallow_anonymous true\npersistence false\n"
+            f"listener {self.port} 127.0.0.1\nallow_anonymous true\npersistence false\nuser root\n"
+            if _is_root()
+            else f"listener {self.port} 127.0.0.1\nallow_anonymous true\npersistence false\n"
         )
         log = (self.dir / "mosquitto.log").open("wb")
         self.proc = subprocess.Popen([exe, "-c", str(conf)], stdout=log, stderr=log)

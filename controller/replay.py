@@ -32,7 +32,7 @@ def drive(engine: Engine, events: Iterable[Event]) -> Iterator[tuple[Event, list
     for event in events:
         while True:
             due = engine.deadline()
-            if due is None or due > event.t or isinstance(event, Tick) and due == event.t:
+            if due is None or due > event.t or (isinstance(event, Tick) and due == event.t):
                 break
             tick = Tick(t=due)
             yield tick, engine.apply(tick)

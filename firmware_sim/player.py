@@ -32,6 +32,16 @@ class ScriptPlayer:
         for seat, pin in cfg.gpio.allin_buttons.items():
             self.pins[("allin", seat)] = pin
         self.played = 0
+        self._last_press: dict[int, float] = {}
+        # Trace chips are (id, value); the simulated board needs registered UIDs, so each
+        # chip id is given the next UID of its value from the chip registry, in turn.
+        self.chip_uids: dict[str, str] = {}
+        self._pools: dict[int, list[str]] = {}
+        self._next: dict[int, int] = {}
+        registry = daemon.engine.chips
+        if registry is not None:
+            for uid, value in sorted(registry.items()):
+                self._pools.setdefault(value, []).append(uid)
 
     def play(self, events: Iterable[Event], stop: threading.Event | None = None) -> int:
         """Play events at their times (divided by speed); return how many were played."""
@@ -59,8 +69,14 @@ class ScriptPlayer:
             if pin is None or self.daemon.gpio is None or not hasattr(self.daemon.gpio, "press"):
                 self.daemon.submit(ButtonPress(self.daemon.now(), event.name, event.seat))
             else:
+                # A finger cannot press faster than the debounce filter lets through.
+                gap = 2 * self.daemon.config.gpio.bounce_ms / 1000
+                wait = self._last_press.get(pin, -1e9) + gap - time.monotonic()
+                if wait > 0:
+                    time.sleep(wait)
                 self.daemon.gpio.press(pin)
                 self.daemon.gpio.release(pin)
+                self._last_press[pin] = time.monotonic()
         elif isinstance(event, Command):
             self.daemon.submit_command(event.name, json.dumps(event.args).encode())
         elif isinstance(event, Badge):
@@ -73,7 +89,7 @@ class ScriptPlayer:
         if uid is None and event.card is not None and self.deck is not None:
             uid = self.deck.uid_of(event.card)
         if uid is None and event.chip is not None:
-            uid = event.chip
+            uid = self._chip_uid(event.chip, event.value or 0)
         board_name = "card_reader" if event.antenna in self.card_antennas else "chip_reader"
         board = self.daemon.sim_boards.get(board_name)
         if board is None or uid is None:
@@ -83,6 +99,18 @@ class ScriptPlayer:
             board.place(event.antenna, uid)
         else:
             board.remove(event.antenna, uid)
+
+    def _chip_uid(self, chip: str, value: int) -> str | None:
+        uid = self.chip_uids.get(chip)
+        if uid is None:
+            pool = self._pools.get(value)
+            if not pool:
+                return None  # no registered chip of that value: sent as a trace event
+            i = self._next.get(value, 0)
+            uid = pool[i % len(pool)]
+            self._next[value] = i + 1
+            self.chip_uids[chip] = uid
+        return uid
 
 
 def _fields(event: TagIn | TagOut) -> dict[str, Any]:

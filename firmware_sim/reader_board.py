@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import select
 import threading
@@ -15,6 +16,7 @@ from drivers.reader.framing import MAX_PAYLOAD, FrameDecoder, FrameEncoder
 from drivers.reader.messages import (
     ERR_RX_CRC,
     ERR_TAG_LIMIT,
+    ERR_TX_OVERFLOW,
     ERR_UNKNOWN_TYPE,
     BoardError,
     Heartbeat,
@@ -62,6 +64,7 @@ class ReaderBoardSim:
         self._tx_bytes = 0
         self._drop = 0
         self._corrupt = 0
+        self._overflowed = 0  # frames lost to a full FIFO, reported once it drains
         self._rx = FrameDecoder()
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
@@ -223,6 +226,7 @@ class ReaderBoardSim:
             self.frames_sent += 1
         else:
             self.frames_dropped += 1
+            self._overflowed += 1
         self._wake()
 
     def _queue_locked(self, data: bytes) -> bool:
@@ -234,10 +238,8 @@ class ReaderBoardSim:
 
     def _wake(self) -> None:
         if self._wake_w >= 0:
-            try:
+            with contextlib.suppress(OSError):  # already awake (pipe full), or stopping
                 os.write(self._wake_w, b"\0")
-            except (BlockingIOError, OSError):
-                pass  # already awake, or stopping
 
     def _run(self) -> None:
         next_beat = self._started + self.heartbeat_period
@@ -298,3 +300,6 @@ class ReaderBoardSim:
                     self._tx[0] = chunk[written:]
                     return
                 self._tx.popleft()
+            if self._overflowed:
+                lost, self._overflowed = self._overflowed, 0
+                self._send_locked(BoardError(ERR_TX_OVERFLOW, f"{lost} frames dropped"))

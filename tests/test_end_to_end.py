@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import random
 import re
 import time
 from pathlib import Path
@@ -16,7 +15,7 @@ from controller.cli import demo_script
 from controller.config import Config, load_config
 from controller.daemon import Daemon
 from controller.trace import ButtonPress
-from firmware_sim.dealer import DealerClock, deal_hand, seat_players
+from firmware_sim.dealer import DealerClock, Decision, HandPlan, TableDealer, seat_players
 from firmware_sim.player import ScriptPlayer
 from tests.broker import Mosquitto, Received, Subscriber
 
@@ -49,8 +48,10 @@ def _wait_types(sub: Subscriber, types: list[str], timeout: float = 30.0) -> boo
 @pytest.fixture
 def table(tmp_path: Path, mosquitto_acl: Mosquitto):  # type: ignore[no-untyped-def]
     config = _config(tmp_path)
-    daemon = Daemon(config, broker=mosquitto_acl.broker_config("table-t01", prefix=PREFIX,
-                                                                client_id="tablectl-t01"))
+    daemon = Daemon(
+        config,
+        broker=mosquitto_acl.broker_config("table-t01", prefix=PREFIX, client_id="tablectl-t01"),
+    )
     room = Subscriber(mosquitto_acl, "poker/#", username="room")
     tv = Subscriber(mosquitto_acl, f"{PREFIX}/holecards", username="tv")
     daemon.start()
@@ -63,17 +64,58 @@ def table(tmp_path: Path, mosquitto_acl: Mosquitto):  # type: ignore[no-untyped-
 
 def test_end_to_end_hand_on_real_broker_and_ptys(table, mosquitto_acl) -> None:  # type: ignore[no-untyped-def]
     daemon, room, tv = table
-    events = seat_players([(1, "Alice", 20000), (2, "Bruno", 20000), (3, "Chiara", 20000)],
-                          (100, 200, 0), button=3)
-    events += deal_hand(random.Random(5), DealerClock(0.5), [1, 2, 3], first=1, step=0.02)
+    events = seat_players(
+        [(1, "Alice", 20000), (2, "Bruno", 20000), (3, "Chiara", 20000)], (100, 200, 0), button=3
+    )
+    D = Decision
+    checks = [D(1, "check"), D(2, "check"), D(3, "check")]
+    plan = HandPlan(
+        dealt_in=[1, 2, 3],
+        button=3,
+        small_blind_seat=1,
+        big_blind_seat=2,
+        blinds=(100, 200, 0),
+        stacks={1: 20000, 2: 20000, 3: 20000},
+        hole={1: ["As", "Kd"], 2: ["7h", "7c"], 3: ["Qs", "Jd"]},
+        board=["2d", "9d", "5s", "2s", "3s"],
+        burns=["4c", "8c", "Tc"],
+        streets=[
+            [D(3, "call"), D(1, "call"), D(2, "check")],
+            checks,
+            checks,
+            [D(1, "bet", 400), D(2, "fold"), D(3, "fold")],
+        ],
+    )
+    events += TableDealer(DealerClock(0.5), step=0.1, settle=0.2).play(plan)
     ScriptPlayer(daemon, speed=1.0).play(events)
-    assert _wait_types(room, ["hand_started", "board_dealt", "board_dealt", "board_dealt"])
+    assert _wait_types(
+        room,
+        [
+            "hand_started",
+            "board_dealt",
+            "board_dealt",
+            "board_dealt",
+            "pot_awarded",
+            "hand_completed",
+        ],
+    )
     got = _events(room)
-    types = [e["type"] for e in got]
-    start = types.index("hand_started")
-    assert [(e["type"], e.get("street")) for e in got[start:start + 4]] == [
-        ("hand_started", None), ("board_dealt", "flop"), ("board_dealt", "turn"),
-        ("board_dealt", "river")]
+    start = [e["type"] for e in got].index("hand_started")
+    assert [
+        (e["type"], e.get("street")) for e in got if e["type"] in ("hand_started", "board_dealt")
+    ] == [
+        ("hand_started", None),
+        ("board_dealt", "flop"),
+        ("board_dealt", "turn"),
+        ("board_dealt", "river"),
+    ]
+    boards = [e for e in got if e["type"] == "board_dealt"]
+    awarded = [e for e in got if e["type"] == "pot_awarded"]
+    # The river bet was not called: it goes back (15-B), the 600 pot goes to seat 1.
+    returned = [e for e in got if e["type"] == "uncalled_bet_returned"]
+    assert [(e["seat"], e["amount"]) for e in returned] == [(1, 400)]
+    assert awarded[0]["winners"] == [1] and awarded[0]["amount"] == 600
+    assert not room.messages(f"{PREFIX}/alerts"), "a clean hand raises no alert"
     seqs = [e["seq"] for e in got]
     assert seqs == list(range(1, len(seqs) + 1)), "events seq must be contiguous from 1"
     assert got[start]["trigger"] == "shuffler" and got[start]["button"] == 3
@@ -88,7 +130,7 @@ def test_end_to_end_hand_on_real_broker_and_ptys(table, mosquitto_acl) -> None: 
 
     # The room identity, subscribed to '#', receives no hole card at all.
     assert not room.messages(f"{PREFIX}/holecards")
-    board = set(got[start + 1]["cards"] + got[start + 2]["cards"] + got[start + 3]["cards"])
+    board = {c for e in boards for c in e["cards"]}
     hole_cards = {c for cards in finals.values() for c in cards}
     for m in room.messages():
         found = {c.strip('"') for c in CARD.findall(m.payload.decode())}
@@ -102,7 +144,8 @@ def test_end_to_end_hand_on_real_broker_and_ptys(table, mosquitto_acl) -> None: 
     retained = {m.topic: json.loads(m.payload) for m in late.messages() if m.retain}
     late.close()
     assert retained[f"{PREFIX}/status"]["state"] == "online"
-    assert retained[f"{PREFIX}/state"]["board"] == got[start + 3]["board"]
+    assert retained[f"{PREFIX}/state"]["hand"] is None  # the hand is over
+    assert retained[f"{PREFIX}/state"]["seats"]["1"]["stack"] == 20000 + 400
     assert set(retained) == {f"{PREFIX}/status", f"{PREFIX}/state"}
 
 
@@ -123,7 +166,9 @@ def test_room_command_over_mqtt_and_malformed_command_alert(table, mosquitto_acl
     assert daemon.engine.seats[4].stack == 15000
 
 
-def test_restart_recovers_state_and_seq_from_journal(tmp_path: Path, mosquitto_acl: Mosquitto) -> None:
+def test_restart_recovers_state_and_seq_from_journal(
+    tmp_path: Path, mosquitto_acl: Mosquitto
+) -> None:
     config = _config(tmp_path)
     broker = mosquitto_acl.broker_config("table-t01", prefix=PREFIX, client_id="tablectl-t01")
     first = Daemon(config, broker=broker)
@@ -135,6 +180,8 @@ def test_restart_recovers_state_and_seq_from_journal(tmp_path: Path, mosquitto_a
     while first.engine.seq < 4 and time.monotonic() < deadline:
         time.sleep(0.05)
     seq_before = first.engine.seq
+    # An unfinished hand is completed (one more event) when the next one starts.
+    next_start = seq_before + (2 if first.engine.hand is not None else 1)
     first.stop()
     assert seq_before >= 4
 
@@ -146,15 +193,15 @@ def test_restart_recovers_state_and_seq_from_journal(tmp_path: Path, mosquitto_a
         room = Subscriber(mosquitto_acl, f"{PREFIX}/events", username="room")
         second.submit_command("level", b'{"small_blind": 200, "big_blind": 400, "ante": 0}')
         ScriptPlayer(second).perform(ButtonPress(0.0, "shuffler"))
-        assert room.wait_for(lambda m: any(json.loads(x.payload)["type"] == "hand_started"
-                                           for x in m), 10)
+        assert room.wait_for(
+            lambda m: any(json.loads(x.payload)["type"] == "hand_started" for x in m), 10
+        )
         new = [json.loads(m.payload) for m in room.messages()]
         # seq survives the restart: the new hand is numbered after the journaled ones
         # (the current hand's events may also be published again: at-least-once).
         started = {e["seq"]: e["hand"] for e in new if e["type"] == "hand_started"}
-        assert started.get(seq_before + 2) == first.engine.hand_number + 1
-        assert max(started) == seq_before + 2
+        assert started.get(next_start) == first.engine.hand_number + 1
+        assert max(started) == next_start
         room.close()
     finally:
         second.stop()
-

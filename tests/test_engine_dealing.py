@@ -13,8 +13,13 @@ CARD = re.compile(r"\b[23456789TJQKA][cdhs]\b")
 def _table(seats: range = range(1, 4)):  # type: ignore[no-untyped-def]
     engine = new_engine()
     run(engine, seat_all(seats))
-    run(engine, [ev(event="command", name="level", small_blind=100, big_blind=200, ante=0),
-                 ev(event="command", name="button", seat=3)])
+    run(
+        engine,
+        [
+            ev(event="command", name="level", small_blind=100, big_blind=200, ante=0),
+            ev(event="command", name="button", seat=3),
+        ],
+    )
     return engine
 
 
@@ -43,16 +48,26 @@ def test_rule_23_new_level_applies_from_next_hand() -> None:
 
 def test_hole_cards_go_only_to_holecards_topic_the_moment_they_are_read() -> None:
     engine = _table()
-    out = run(engine, [ev(t=1, event="button", name="shuffler"),
-                       ev(t=2, event="tag_in", antenna="seat1", card="As")])
+    out = run(
+        engine,
+        [
+            ev(t=1, event="button", name="shuffler"),
+            ev(t=2, event="tag_in", antenna="seat1", card="As"),
+        ],
+    )
     hole = [m for m in out if m.topic == "holecards"]
     assert [m.payload["cards"] for m in hole] == [["As"]]
     assert hole[0].retain is False and hole[0].qos == 1
     out = engine.apply(ev(t=3, event="tag_in", antenna="seat1", card="Kd"))
     hole = [m for m in out if m.topic == "holecards"]
-    assert hole[0].payload == {"table": "t01", "hand": 1, "seat": 1, "cards": ["As", "Kd"],
-                               "t": 3.0}
-    state = [m for m in out if m.topic == "state"][0]
+    assert hole[0].payload == {
+        "table": "t01",
+        "hand": 1,
+        "seat": 1,
+        "cards": ["As", "Kd"],
+        "t": 3.0,
+    }
+    state = next(m for m in out if m.topic == "state")
     assert state.retain and state.payload["seats"]["1"]["cards"] == 2
     assert not CARD.search(public_text(out))
 
@@ -60,19 +75,25 @@ def test_hole_cards_go_only_to_holecards_topic_the_moment_they_are_read() -> Non
 def test_board_dealt_flop_turn_river_in_order() -> None:
     engine = _table()
     run(engine, [ev(t=1, event="button", name="shuffler")])
-    out = run(engine, [
-        ev(t=2, event="tag_in", antenna="burn", card="2c"),
-        ev(t=3, event="tag_in", antenna="board", card="Ah"),
-        ev(t=3.1, event="tag_in", antenna="board", card="Kh"),
-        ev(t=3.2, event="tag_in", antenna="board", card="Qh"),
-        ev(t=4, event="tag_in", antenna="burn", card="3c"),
-        ev(t=5, event="tag_in", antenna="board", card="Jh"),
-        ev(t=6, event="tag_in", antenna="burn", card="4c"),
-        ev(t=7, event="tag_in", antenna="board", card="Th"),
-    ])
+    out = run(
+        engine,
+        [
+            ev(t=2, event="tag_in", antenna="burn", card="2c"),
+            ev(t=3, event="tag_in", antenna="board", card="Ah"),
+            ev(t=3.1, event="tag_in", antenna="board", card="Kh"),
+            ev(t=3.2, event="tag_in", antenna="board", card="Qh"),
+            ev(t=4, event="tag_in", antenna="burn", card="3c"),
+            ev(t=5, event="tag_in", antenna="board", card="Jh"),
+            ev(t=6, event="tag_in", antenna="burn", card="4c"),
+            ev(t=7, event="tag_in", antenna="board", card="Th"),
+        ],
+    )
     dealt = events_of(out, "board_dealt")
     assert [(d["street"], d["cards"]) for d in dealt] == [
-        ("flop", ["Ah", "Kh", "Qh"]), ("turn", ["Jh"]), ("river", ["Th"])]
+        ("flop", ["Ah", "Kh", "Qh"]),
+        ("turn", ["Jh"]),
+        ("river", ["Th"]),
+    ]
     seqs = [e["seq"] for e in events_of(out)]
     assert seqs == list(range(seqs[0], seqs[0] + len(seqs)))
     assert engine.snapshot()["board"] == ["Ah", "Kh", "Qh", "Jh", "Th"]
@@ -98,8 +119,13 @@ def test_unknown_tag_raises_alert_and_changes_nothing() -> None:
 
 def test_card_read_at_two_antennas_at_once_alerts_without_leaking_it() -> None:
     engine = _table()
-    run(engine, [ev(t=1, event="button", name="shuffler"),
-                 ev(t=2, event="tag_in", antenna="seat1", card="As")])
+    run(
+        engine,
+        [
+            ev(t=1, event="button", name="shuffler"),
+            ev(t=2, event="tag_in", antenna="seat1", card="As"),
+        ],
+    )
     out = engine.apply(ev(t=3, event="tag_in", antenna="seat2", card="As"))
     alerts = [m.payload for m in out if m.topic == "alerts"]
     assert alerts and alerts[0]["type"] == "card_at_two_antennas"
@@ -112,22 +138,29 @@ def test_card_at_empty_seat_or_outside_hand_alerts() -> None:
     engine = _table(range(1, 3))
     out = engine.apply(ev(t=0.5, event="tag_in", antenna="seat1", card="As"))
     assert [m.payload["type"] for m in out if m.topic == "alerts"] == ["card_outside_hand"]
-    run(engine, [ev(t=0.6, event="tag_out", antenna="seat1", card="As"),
-                 ev(t=1, event="button", name="shuffler")])
+    run(
+        engine,
+        [
+            ev(t=0.6, event="tag_out", antenna="seat1", card="As"),
+            ev(t=1, event="button", name="shuffler"),
+        ],
+    )
     out = engine.apply(ev(t=2, event="tag_in", antenna="seat7", card="Kd"))
-    assert [m.payload["type"] for m in out if m.topic == "alerts"] == [
-        "card_to_seat_not_dealt_in"]
+    assert [m.payload["type"] for m in out if m.topic == "alerts"] == ["card_to_seat_not_dealt_in"]
     assert not [m for m in out if m.topic == "holecards"]
 
 
 def test_malformed_commands_are_refused_with_alert() -> None:
     engine = _table()
-    out = run(engine, [
-        ev(event="command", name="seat", seat=1, player="Zed", stack=100),
-        ev(event="command", name="seat", seat=12, player="Zed", stack=100),
-        ev(event="command", name="level", small_blind=300, big_blind=200, ante=0),
-        ev(event="command", name="unseat", seat=8),
-    ])
+    out = run(
+        engine,
+        [
+            ev(event="command", name="seat", seat=1, player="Zed", stack=100),
+            ev(event="command", name="seat", seat=12, player="Zed", stack=100),
+            ev(event="command", name="level", small_blind=300, big_blind=200, ante=0),
+            ev(event="command", name="unseat", seat=8),
+        ],
+    )
     kinds = [m.payload["type"] for m in out if m.topic == "alerts"]
     assert kinds == ["command_rejected"] * 4
     assert engine.seats[1].player == "A"
@@ -152,11 +185,13 @@ def test_state_is_retained_and_published_only_on_change() -> None:
 
 
 def test_same_events_give_identical_messages() -> None:
-    script = [*seat_all(range(1, 7)),
-              ev(event="command", name="level", small_blind=50, big_blind=100, ante=0),
-              ev(t=1, event="button", name="shuffler"),
-              ev(t=2, event="tag_in", antenna="seat2", card="7h"),
-              ev(t=3, event="tag_in", antenna="board", card="7d")]
+    script = [
+        *seat_all(range(1, 7)),
+        ev(event="command", name="level", small_blind=50, big_blind=100, ante=0),
+        ev(t=1, event="button", name="shuffler"),
+        ev(t=2, event="tag_in", antenna="seat2", card="7h"),
+        ev(t=3, event="tag_in", antenna="board", card="7d"),
+    ]
     a = [m.to_line("p") for m in run(new_engine(), script)]
     b = [m.to_line("p") for m in run(new_engine(), script)]
     assert a == b and a

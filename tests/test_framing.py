@@ -271,11 +271,15 @@ def test_invalid_messages_are_refused(build: object) -> None:
 
 def test_random_garbage_never_crashes_and_real_frames_survive() -> None:
     rng = random.Random(20240517)
-    msgs = [m.TagIn(rng.randrange(12), bytes(rng.randrange(256) for _ in range(7))) for _ in range(200)]
+    msgs = [
+        m.TagIn(rng.randrange(12), bytes(rng.randrange(256) for _ in range(7))) for _ in range(200)
+    ]
     encoder = FrameEncoder()
     stream = bytearray()
     for msg in msgs:
-        junk = bytes(rng.choice([0xA5, 0x5A, 0x00, rng.randrange(256)]) for _ in range(rng.randrange(12)))
+        junk = bytes(
+            rng.choice([0xA5, 0x5A, 0x00, rng.randrange(256)]) for _ in range(rng.randrange(12))
+        )
         stream += junk + encoder.encode(msg)
     decoder = FrameDecoder()
     got: list[Frame] = []
@@ -301,7 +305,11 @@ def test_view_reconcile_emits_outs_then_ins() -> None:
     view.add("seat2", "BB000002")
     assert not view.add("seat2", "BB000002")
     changes = view.reconcile([[], ["BB000002"], ["AA000001", "CC000003"]])
-    assert changes == [("out", "seat1", "AA000001"), ("in", "muck", "AA000001"), ("in", "muck", "CC000003")]
+    assert changes == [
+        ("out", "seat1", "AA000001"),
+        ("in", "muck", "AA000001"),
+        ("in", "muck", "CC000003"),
+    ]
     assert view.snapshot() == {"seat1": [], "seat2": ["BB000002"], "muck": ["AA000001", "CC000003"]}
     assert view.reconcile([[], ["BB000002"], ["AA000001", "CC000003"]]) == []
     with pytest.raises(ValueError):

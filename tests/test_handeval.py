@@ -20,8 +20,13 @@ from controller.rules.handeval import (
 DECK = [r + s for r in "23456789TJQKA" for s in "cdhs"]
 
 
+def hand(text: str) -> list[str]:
+    """Cards from a space-separated string."""
+    return text.split()
+
+
 def ev(text: str) -> tuple[int, ...]:
-    return evaluate(text.split())
+    return evaluate(hand(text))
 
 
 @pytest.mark.parametrize(
@@ -90,9 +95,9 @@ def test_001_example_5_ten_four_splits_with_ten_two() -> None:
 
 
 def test_rule_12_best_five_lists_the_hand_most_significant_first() -> None:
-    assert best_five("As 2d 3h 4c 5s Kd Kh".split()) == ("5s", "4c", "3h", "2d", "As")
-    assert best_five("Kc Kd Kh 7s 7h 7c 2d".split()) == ("Kc", "Kd", "Kh", "7s", "7h")
-    assert best_five("Ah 9h 7h 4h 2h 3h Kc".split()) == ("Ah", "9h", "7h", "4h", "3h")
+    assert best_five(hand("As 2d 3h 4c 5s Kd Kh")) == ("5s", "4c", "3h", "2d", "As")
+    assert best_five(hand("Kc Kd Kh 7s 7h 7c 2d")) == ("Kc", "Kd", "Kh", "7s", "7h")
+    assert best_five(hand("Ah 9h 7h 4h 2h 3h Kc")) == ("Ah", "9h", "7h", "4h", "3h")
 
 
 def test_evaluator_rejects_bad_and_duplicate_cards() -> None:

@@ -18,8 +18,11 @@ EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "sim-table.toml"
 def test_journal_is_a_replayable_trace_and_keeps_epoch(tmp_path: Path, policy: str) -> None:
     path = tmp_path / "j" / "t01.journal"
     journal = Journal(path, "t01", now=1000.5, fsync=policy, fsync_interval=0.01)
-    events = [Command(0.0, "seat", {"seat": 1, "player": "A", "stack": 10}),
-              ButtonPress(1.25, "shuffler"), Tick(2.0)]
+    events = [
+        Command(0.0, "seat", {"seat": 1, "player": "A", "stack": 10}),
+        ButtonPress(1.25, "shuffler"),
+        Tick(2.0),
+    ]
     for event in events:
         journal.append(event)
     journal.close()
@@ -56,8 +59,9 @@ def test_corrupt_journal_line_is_refused_with_line_number(tmp_path: Path) -> Non
 
 
 def test_config_refuses_unknown_fsync_policy(tmp_path: Path) -> None:
-    text = EXAMPLE.read_text().replace('path = "../var/t01.journal"',
-                                       'path = "../var/t01.journal"\nfsync = "sometimes"')
+    text = EXAMPLE.read_text().replace(
+        'path = "../var/t01.journal"', 'path = "../var/t01.journal"\nfsync = "sometimes"'
+    )
     (tmp_path / "decks").symlink_to(EXAMPLE.parent / "decks")
     (tmp_path / "chips").symlink_to(EXAMPLE.parent / "chips")
     cfg = tmp_path / "t.toml"

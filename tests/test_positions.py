@@ -54,14 +54,25 @@ def test_rule_8_new_player_between_small_blind_and_button_waits() -> None:
 
 def test_rule_10_new_player_from_broken_table_dealt_in_except_between() -> None:
     engine = new_engine()
-    run(engine, [*seat_all([1, 3, 6]), ev(event="command", name="button", seat=1),
-                 ev(event="command", name="level", small_blind=50, big_blind=100, ante=0)])
+    run(
+        engine,
+        [
+            *seat_all([1, 3, 6]),
+            ev(event="command", name="button", seat=1),
+            ev(event="command", name="level", small_blind=50, big_blind=100, ante=0),
+        ],
+    )
     first = events_of(engine.apply(ev(t=1, event="button", name="shuffler")), "hand_started")[0]
     assert (first["button"], first["small_blind_seat"], first["big_blind_seat"]) == (1, 3, 6)
     # Two players arrive. Next hand the (dead) button is seat 3 and the small blind seat 6,
     # so seat 5 is between them and waits; seat 7 is dealt in and may take the big blind.
-    run(engine, [ev(t=2, event="command", name="seat", seat=5, player="New", stack=5000),
-                 ev(t=2, event="command", name="seat", seat=7, player="Big", stack=5000)])
+    run(
+        engine,
+        [
+            ev(t=2, event="command", name="seat", seat=5, player="New", stack=5000),
+            ev(t=2, event="command", name="seat", seat=7, player="Big", stack=5000),
+        ],
+    )
     second = events_of(engine.apply(ev(t=3, event="button", name="shuffler")), "hand_started")[0]
     assert second["big_blind_seat"] == 7  # the newcomer in seat 7 may take the big blind
     assert second["button"] == 3 and second["small_blind_seat"] == 6

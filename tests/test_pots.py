@@ -9,6 +9,11 @@ from controller.rules.handeval import evaluate
 from controller.rules.pots import Pot, award, build_pots, split_pot, uncalled
 
 
+def hand(text: str) -> list[str]:
+    """Cards from a space-separated string."""
+    return text.split()
+
+
 def test_rule_15b_uncalled_part_of_largest_bet_returns_to_its_owner() -> None:
     assert uncalled({1: 1000, 2: 400, 3: 400}, live={1, 2, 3}) == (1, 600)
     assert uncalled({1: 400, 2: 400}, live={1, 2}) is None
@@ -78,9 +83,9 @@ def test_rule_21_each_side_pot_awarded_separately_side_pot_first() -> None:
     contributions = {1: 300, 2: 700, 3: 1000}
     pots = build_pots(contributions, live={1, 2, 3})
     hands = {
-        1: evaluate("As Ad Ah Kc Kd 2s 3c".split()),  # full house: best
-        2: evaluate("Qs Qd 7h 8c 9d 2s 3c".split()),  # pair of queens: second
-        3: evaluate("Js Td 7h 8c 4d 2s 3c".split()),  # high card
+        1: evaluate(hand("As Ad Ah Kc Kd 2s 3c")),  # full house: best
+        2: evaluate(hand("Qs Qd 7h 8c 9d 2s 3c")),  # pair of queens: second
+        3: evaluate(hand("Js Td 7h 8c 4d 2s 3c")),  # high card
     }
     awards = award(pots, hands, [1, 2, 3])
     assert [a.pot_index for a in awards] == [2, 1, 0]
@@ -91,8 +96,8 @@ def test_rule_21_each_side_pot_awarded_separately_side_pot_first() -> None:
 
 def test_rule_20a_award_split_with_odd_chip_left_of_button() -> None:
     pots = [Pot(301, (2, 5, 8))]
-    tie = evaluate("As Kd Qh Jc 9d 2s 3c".split())
-    hands = {2: tie, 5: evaluate("2d 4h 7c 8s Th 3d 5c".split()), 8: tie}
+    tie = evaluate(hand("As Kd Qh Jc 9d 2s 3c"))
+    hands = {2: tie, 5: evaluate(hand("2d 4h 7c 8s Th 3d 5c")), 8: tie}
     order = [6, 7, 8, 9, 1, 2, 3, 4, 5]  # button on seat 5
     (result,) = award(pots, hands, order)
     assert result.winners == (8, 2)

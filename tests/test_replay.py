@@ -20,9 +20,20 @@ TRACES = sorted(p for p in SCENARIOS.glob("*.jsonl") if not p.name.endswith(".ex
 
 def replay(trace: Path, *extra: str) -> subprocess.CompletedProcess[bytes]:
     return subprocess.run(
-        [sys.executable, "-m", "controller.cli", "replay", str(trace), "--config", str(CONFIG),
-         *extra],
-        capture_output=True, timeout=120, check=False, cwd=ROOT,
+        [
+            sys.executable,
+            "-m",
+            "controller.cli",
+            "replay",
+            str(trace),
+            "--config",
+            str(CONFIG),
+            *extra,
+        ],
+        capture_output=True,
+        timeout=120,
+        check=False,
+        cwd=ROOT,
     )
 
 
@@ -52,8 +63,9 @@ def test_scenario_messages_match_schemas(trace: Path) -> None:
 
 def test_replay_refuses_bad_trace_with_file_and_line(tmp_path: Path) -> None:
     bad = tmp_path / "bad.jsonl"
-    bad.write_text('{"t": 0, "event": "tick"}\n{"t": 1, "event": "tag_in", "antenna": "seat1", '
-                   '"card": "1x"}\n')
+    bad.write_text(
+        '{"t": 0, "event": "tick"}\n{"t": 1, "event": "tag_in", "antenna": "seat1", "card": "1x"}\n'
+    )
     result = replay(bad)
     assert result.returncode == 2
     assert f"{bad}:2: bad card name '1x'" in result.stderr.decode()

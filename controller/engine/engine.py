@@ -7,6 +7,7 @@ from typing import Any, Protocol
 
 from controller import messages as topics
 from controller.config import Config
+from controller.engine.betting_flow import Blinds, HandBetting
 from controller.engine.cards import CardMap
 from controller.engine.positions import (
     Positions,
@@ -43,6 +44,7 @@ class EngineSpec:
     profile: str = "tda-2019"
     game: str = "nlhe"
     settle_seconds: float = 1.0
+    odd_chip_unit: int = 1  # rule 20: odd chips are broken into the smallest chip in play
 
     @classmethod
     def from_config(cls, config: Config) -> EngineSpec:
@@ -90,6 +92,7 @@ class Hand:
     board: list[str] = field(default_factory=list)
     burns: list[str] = field(default_factory=list)
     street: str = "preflop"
+    betting: HandBetting | None = None
 
 
 class Engine:
@@ -123,6 +126,7 @@ class Engine:
         """Apply one input event; return the messages to publish, in order."""
         self.t = event.t
         self._out = []
+        self._settle_before(event)
         if isinstance(event, Command):
             self._command(event)
         elif isinstance(event, ButtonPress):
@@ -135,13 +139,35 @@ class Engine:
             self._alert("badge", "info", f"badge {event.uid} presented", uid=event.uid)
         elif isinstance(event, Tick):
             pass
+        self._finish_if_complete()
         self._publish_state_if_changed()
         out, self._out = self._out, []
         return out
 
     def deadline(self) -> float | None:
         """The trace time at which the engine wants a `tick`, or None."""
-        return None
+        betting = self.hand.betting if self.hand else None
+        return betting.deadline() if betting else None
+
+    def _settle_before(self, event: Event) -> None:
+        """A push is settled when quiet long enough, or by any later input (CONTRACT 2)."""
+        betting = self.hand.betting if self.hand else None
+        if betting is None:
+            return
+        if isinstance(event, Tick):
+            betting.settle(event.t, only_due=True)
+        elif isinstance(event, TagIn | TagOut) and event.antenna.startswith("bet"):
+            # The zone's own push goes on unless it was already quiet long enough; every
+            # other zone's push is settled by this later input.
+            betting.settle(event.t, only_due=True)
+            betting.settle(event.t, only_due=False, except_seat=int(event.antenna[3:]))
+        else:
+            betting.settle(event.t, only_due=False)
+
+    def _finish_if_complete(self) -> None:
+        betting = self.hand.betting if self.hand is not None else None
+        if betting is not None and betting.phase == "complete":
+            self._complete_hand()
 
     def lamps(self) -> dict[str, bool]:
         """Lamp states the shell drives: `allin<N>` (RP-1), `pending`, `floor`, `fault`."""
@@ -150,15 +176,19 @@ class Engine:
     def snapshot(self) -> dict[str, Any]:
         """The public state snapshot (no hole card unless the rules turned it face up)."""
         hand = self.hand
+        betting = hand.betting if hand else None
         seats: dict[str, Any] = {}
         for n, seat in self.seats.items():
+            in_hand = betting is not None and n in betting.contrib
             entry: dict[str, Any] = {
                 "player": seat.player,
                 "stack": seat.stack,
-                "bet": 0,
+                "bet": betting.bet(n) if betting is not None and in_hand else 0,
                 "status": self._seat_status(n),
                 "cards": len(hand.hole.get(n, ())) if hand else 0,
             }
+            if betting is not None and n in betting.shown and hand is not None:
+                entry["shown"] = list(hand.hole.get(n, ()))
             seats[str(n)] = entry
         level = hand.level if hand else self.level
         return {
@@ -175,12 +205,23 @@ class Engine:
                 "ante": level.ante,
             },
             "board": list(hand.board) if hand else [],
-            "pots": [],
-            "to_act": None,
+            "pots": [{"amount": p.amount, "eligible": list(p.eligible)} for p in betting.pots()]
+            if betting is not None
+            else [],
+            "to_act": betting.to_act if betting is not None else None,
+            "substantial_action": betting.substantial_action if betting is not None else False,
             "seats": seats,
         }
 
     # ------------------------------------------------------------------ emitters
+
+    def event(self, kind: str, **fields: Any) -> None:
+        """Emit an `events` message (Emitter for the betting flow)."""
+        self._event(kind, **fields)
+
+    def alert(self, kind: str, severity: str, message: str, **fields: Any) -> None:
+        """Emit an `alerts` message (Emitter for the betting flow)."""
+        self._alert(kind, severity, message, **fields)
 
     def _event(self, kind: str, **fields: Any) -> None:
         self.seq += 1
@@ -237,7 +278,9 @@ class Engine:
                 bb_ante=bool(args.get("bb_ante", False)),
             )
             if not 0 <= level.small_blind <= level.big_blind or level.big_blind <= 0:
-                self._reject(cmd, "blinds must satisfy 0 <= small_blind <= big_blind, big_blind > 0")
+                self._reject(
+                    cmd, "blinds must satisfy 0 <= small_blind <= big_blind, big_blind > 0"
+                )
                 return
             if level.ante < 0:
                 self._reject(cmd, "ante must not be negative")
@@ -293,11 +336,41 @@ class Engine:
     def _button(self, press: ButtonPress) -> None:
         if press.name == "shuffler":
             self._start_hand("shuffler")
-        elif self.hand is None:
+            return
+        betting = self.hand.betting if self.hand else None
+        if betting is None:
             self._alert(
                 "button_out_of_hand",
                 "warning",
                 f"{press.name} pressed with no hand in progress",
+                button=press.name,
+            )
+            return
+        if press.name == "check":
+            betting.check(press.t)
+        elif press.name == "allin" and press.seat is not None:
+            if press.seat not in betting.contrib:
+                self._alert(
+                    "button_out_of_sequence",
+                    "warning",
+                    f"all-in button of seat {press.seat}, not in the hand",
+                    seat=press.seat,
+                )
+            else:
+                betting.declare(press.seat, "allin")
+        elif press.name == "raise":
+            seat = betting.to_act
+            if seat is None:
+                self._alert("button_out_of_sequence", "warning", "raise pressed with no one to act")
+            else:
+                betting.declare(seat, "raise")
+        else:
+            # misdeal, floor, exposed, boxed: the dealing-error procedures (TDA 35-39) are
+            # not in this engine yet; the floor is called so nothing goes unnoticed.
+            self._alert(
+                "floor_called",
+                "warning",
+                f"dealer pressed {press.name}: floor called",
                 button=press.name,
             )
 
@@ -330,22 +403,21 @@ class Engine:
         else:
             pos = next_positions(self.last_positions, players, n)
         self.next_button = None
-        dealt_in = [
-            s for s in players if not (self.seats[s].new and waits_for_button(s, pos, n))
-        ]
+        dealt_in = [s for s in players if not (self.seats[s].new and waits_for_button(s, pos, n))]
         if self.pending_level is not None:
             self.level, self.pending_level = self.pending_level, None
         for s in dealt_in:
             self.seats[s].new = False
         self.hand_number += 1
         self.last_positions = pos
-        self.hand = Hand(
+        hand = Hand(
             number=self.hand_number,
             positions=pos,
             level=self.level,
             dealt_in=dealt_in,
             started_t=self.t,
         )
+        self.hand = hand
         self._event(
             "hand_started",
             button=pos.button,
@@ -358,6 +430,20 @@ class Engine:
             seats=dealt_in,
             rule="23",
         )
+        hand.betting = HandBetting(
+            emit=self,
+            seats=dict(self.seats.items()),
+            dealt_in=dealt_in,
+            positions=pos,
+            blinds=Blinds(
+                self.level.small_blind, self.level.big_blind, self.level.ante, self.level.bb_ante
+            ),
+            game=self.spec.game,
+            settle_seconds=self.spec.settle_seconds,
+            hole=lambda s: list(hand.hole.get(s, ())),
+            board=lambda: list(hand.board),
+            odd_unit=self.spec.odd_chip_unit,
+        )
         leftovers = {
             antenna: cards
             for antenna, cards in self.cards.contents.items()
@@ -367,14 +453,29 @@ class Engine:
             self._alert(
                 "cards_left_on_table",
                 "warning",
-                "cards from the previous hand are still read at "
-                + ", ".join(sorted(leftovers)),
+                "cards from the previous hand are still read at " + ", ".join(sorted(leftovers)),
                 antennas=sorted(leftovers),
             )
 
     def _complete_hand(self) -> None:
         hand = self.hand
         assert hand is not None
+        betting = hand.betting
+        if betting is not None and betting.phase == "showdown":
+            betting.award(self.t, "next_hand")
+        elif betting is not None and betting.phase != "complete":
+            # The hand never reached a result: nobody wins chips that were not won.
+            refunds = {s: c for s, c in betting.contrib.items() if c}
+            for s, chips in refunds.items():
+                self.seats[s].stack += chips
+            betting.phase = "complete"
+            self._alert(
+                "hand_abandoned",
+                "critical" if refunds else "warning",
+                "the hand ended before its betting did; chips put in were returned",
+                refunds={str(s): c for s, c in refunds.items()},
+                rule="1",
+            )
         self._event(
             "hand_completed",
             stacks={str(s): self.seats[s].stack for s in hand.dealt_in},
@@ -388,7 +489,7 @@ class Engine:
         hand = self.hand
         if hand is None or n not in hand.dealt_in:
             return "waiting" if seat.stack > 0 else "out"
-        return "active"
+        return hand.betting.status(n) if hand.betting is not None else "active"
 
     # ------------------------------------------------------------------ tags
 
@@ -414,13 +515,50 @@ class Engine:
         )
         return None, None, None
 
+    def _chip(self, tag: TagIn | TagOut, value: int | None, chip: str) -> None:
+        """A chip tag at a bet zone or the pot."""
+        hand = self.hand
+        betting = hand.betting if hand else None
+        if tag.antenna == "pot":
+            if isinstance(tag, TagOut) and betting is not None:
+                betting.pot_pushed(tag.t)
+            return
+        seat = int(tag.antenna[3:])
+        if betting is None or seat not in betting.contrib:
+            if isinstance(tag, TagIn) and betting is not None:
+                self._alert(
+                    "chips_outside_hand",
+                    "warning",
+                    f"chips arrived in the bet zone of seat {seat}, which is not in the hand",
+                    seat=seat,
+                )
+            return
+        if isinstance(tag, TagIn):
+            assert value is not None
+            betting.chip_in(tag.t, seat, chip, value)
+        else:
+            betting.chip_out(tag.t, seat, chip)
+
     def _tag_in(self, tag: TagIn) -> None:
-        card, _value, _chip = self._resolve(tag)
+        card, value, chip = self._resolve(tag)
+        if chip is not None:
+            if not (tag.antenna.startswith("bet") or tag.antenna == "pot"):
+                self._alert(
+                    "chip_on_card_antenna",
+                    "info",
+                    f"a chip was read at {tag.antenna}",
+                    antenna=tag.antenna,
+                )
+                return
+            self._chip(tag, value, chip)
+            return
         if card is None:
             return
         if tag.antenna.startswith("bet") or tag.antenna == "pot":
             self._alert(
-                "card_on_chip_antenna", "warning", f"card read at {tag.antenna}",
+                "card_on_chip_antenna",
+                "warning",
+                f"card read at {tag.antenna}",
                 antenna=tag.antenna,
             )
             return
@@ -459,8 +597,11 @@ class Engine:
             self._holecards(seat, hole)
         elif tag.antenna == "board":
             if hand is None:
-                self._alert("card_outside_hand", "warning", "a card arrived on the board "
-                            "with no hand in progress")
+                self._alert(
+                    "card_outside_hand",
+                    "warning",
+                    "a card arrived on the board with no hand in progress",
+                )
                 return
             if others or card in hand.board:
                 return
@@ -470,11 +611,22 @@ class Engine:
                 hand.street = street
                 new = hand.board[:3] if street == "flop" else [card]
                 self._event("board_dealt", street=street, cards=new, board=list(hand.board))
+                if hand.betting is not None:
+                    hand.betting.board_street(street)
         elif tag.antenna == "burn" and hand is not None and card not in hand.burns:
             hand.burns.append(card)
+        elif tag.antenna == "muck" and hand is not None and hand.betting is not None:
+            for seat, cards in hand.hole.items():
+                if card in cards:
+                    hand.betting.fold(tag.t, seat)
+                    break
 
     def _tag_out(self, tag: TagOut) -> None:
-        card, _value, _chip = self._resolve(tag)
+        card, value, chip = self._resolve(tag)
+        if chip is not None:
+            if tag.antenna.startswith("bet") or tag.antenna == "pot":
+                self._chip(tag, value, chip)
+            return
         if card is None:
             return
         if not self.cards.remove(tag.antenna, card):

@@ -71,7 +71,7 @@ def next_positions(prev: Positions, players: Sequence[int], n_seats: int) -> Pos
     sb_position = prev.big_blind
     small_blind = sb_position if sb_position in players and sb_position != bb else None
     button = prev.sb_position
-    if button == bb or button == sb_position:
+    if button in (bb, sb_position):
         # Coming from heads-up the old positions collapse: seat the button behind the SB.
         button = _previous_seat(sb_position, n_seats)
     return Positions(button, sb_position, small_blind, bb, heads_up=False)

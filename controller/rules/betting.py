@@ -475,6 +475,10 @@ class BettingRound:
         """Perform the action a :class:`PushRuling` decided (undercalls go to the floor first)."""
         if ruling.kind == "undercall":
             raise RuleError("an undercall must be resolved before it is applied", "51-B")
+        if ruling.kind == "check":
+            self.verify_check(seat)
+            self.acted_at[seat] = self.current_bet
+            return self._record(Action(seat, "check", self.bets[seat], rule=ruling.rule))
         if ruling.kind == "call":
             expected = self.bets[seat] + self.to_call(seat)
             if ruling.total != expected:

@@ -20,7 +20,7 @@ __all__ = [
 
 Structure = Literal["nl", "pl", "fl"]
 Declared = Literal["raise", "allin"]
-PushKind = Literal["call", "bet", "raise", "undercall"]
+PushKind = Literal["check", "call", "bet", "raise", "undercall"]
 
 
 @dataclass(frozen=True)
@@ -49,7 +49,7 @@ class PushRuling:
     rules: tuple[str, ...] = ()
 
     @property
-    def action(self) -> Literal["call", "bet", "raise", "allin", "undercall"]:
+    def action(self) -> Literal["check", "call", "bet", "raise", "allin", "undercall"]:
         """The ``action`` name for the contract's ``action`` event."""
         return "allin" if self.allin else self.kind
 
@@ -132,6 +132,8 @@ def interpret_push(
         total = min(total, allin_total)
         if kind in ("bet", "raise") and total <= current_bet:
             kind = "call"
+        if kind == "call" and total == already_in:
+            kind = "check"  # nothing to call (the big blind's option): chips go back
         increment = total - current_bet if kind in ("bet", "raise") else 0
         full = kind in ("bet", "raise") and increment >= min_increment
         if rule is not None and rule not in rules:
@@ -181,7 +183,10 @@ def interpret_push(
             return as_raise(min_total, "43-A")
         return as_call("45-B1")
 
-    # Declarations made before the chips (rules 40-A, 43-A, 44, 45-A, 55-B).
+    # Declarations made before the chips (rules 40-A, 43-A, 44, 45-A, 51-A, 55-B).
+    if declared is not None and raise_closed is not None and allin_total > current_bet:
+        rules.append(raise_closed)  # the declaration binds to the call (51-A), no raise
+        return ruling("call", call_total, raise_closed)
     if declared == "allin":
         if allin_total <= current_bet:
             return ruling("call", allin_total, None)

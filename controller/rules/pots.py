@@ -54,9 +54,7 @@ def uncalled(contributions: Mapping[int, int], live: Collection[int]) -> tuple[i
     return None
 
 
-def build_pots(
-    contributions: Mapping[int, int], live: Collection[int], dead: int = 0
-) -> list[Pot]:
+def build_pots(contributions: Mapping[int, int], live: Collection[int], dead: int = 0) -> list[Pot]:
     """Main pot first, then side pots at each all-in level of the live seats (rule 21).
 
     ``contributions`` are whole-hand chips per seat (antes included), after the

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import threading
 from collections.abc import Callable, Sequence
@@ -41,6 +42,7 @@ class ReaderDriver:
         reconnect_delay: float = 1.0,
         silent_after: float = 3.0,
         alert_interval: float = 1.0,
+        request_timeout: float = 1.0,
     ) -> None:
         self.port = port
         self.antennas = tuple(antennas)
@@ -48,6 +50,7 @@ class ReaderDriver:
         self.name = name
         self.reconnect_delay = reconnect_delay
         self.silent_after = silent_after
+        self.request_timeout = request_timeout
         self._on_event = on_event
         self._on_alert = on_alert
         self._clock = clock
@@ -63,7 +66,7 @@ class ReaderDriver:
         self._serial: serial.Serial | None = None
         self._was_connected = False
         self._down_alerted = False
-        self._hello_requested = False
+        self._awaiting: dict[int, float] = {}  # request type -> when to ask again
         self._silent_alerted = False
         self._last_frame = 0.0
         self.hello: msgs.Hello | None = None
@@ -134,12 +137,11 @@ class ReaderDriver:
             except Exception:  # a bug must not kill the reader thread
                 log.exception("%s: unexpected error, reopening the port", self.name)
                 self._lost("internal error")
+                self._stop.wait(self.reconnect_delay)
             finally:
                 self._serial = None
-                try:
+                with contextlib.suppress(serial.SerialException, OSError):
                     port.close()
-                except (serial.SerialException, OSError):
-                    pass
 
     def _open(self) -> serial.Serial | None:
         try:
@@ -180,20 +182,21 @@ class ReaderDriver:
         )
 
     def _serve(self, port: serial.Serial) -> None:
-        self._send(msgs.HelloRequest())
-        self._hello_requested = True
-        self._send(msgs.InventoryRequest())
+        self._awaiting.clear()
+        self._ask(msgs.HelloRequest())
+        self._ask(msgs.InventoryRequest())
         while not self._stop.is_set():
             if self._want_inventory.is_set():
                 self._want_inventory.clear()
-                self._send(msgs.InventoryRequest())
+                self._ask(msgs.InventoryRequest())
+            self._ask_again()
             data = port.read(1)
             if data:
                 data += port.read(port.in_waiting)
             now = self._clock()
             if data:
                 self._receive(data, now)
-            elif now - self._last_frame >= self.silent_after and not self._silent_alerted:
+            if now - self._last_frame >= self.silent_after and not self._silent_alerted:
                 self._silent_alerted = True
                 self._alert(
                     "reader_silent",
@@ -201,6 +204,18 @@ class ReaderDriver:
                     {"reader": self.name, "port": self.port, "silent_s": now - self._last_frame},
                 )
             self._alerts.flush(now)
+
+    def _ask(self, request: msgs.HelloRequest | msgs.InventoryRequest) -> None:
+        """Send a request; ask again every `request_timeout` s until its answer arrives."""
+        self._awaiting[request.TYPE] = self._clock() + self.request_timeout
+        self._send(request)
+
+    def _ask_again(self) -> None:
+        now = self._clock()
+        for request in (msgs.HelloRequest(), msgs.InventoryRequest()):
+            due = self._awaiting.get(request.TYPE)
+            if due is not None and now >= due:  # the answer was lost (e.g. board FIFO overflow)
+                self._ask(request)
 
     def _send(self, msg: msgs.Message) -> None:
         if self._serial is not None:
@@ -256,7 +271,7 @@ class ReaderDriver:
                 {"reader": self.name, "lost": frame.gap, "seq": frame.seq},
                 now,
             )
-            self._send(msgs.InventoryRequest())
+            self._ask(msgs.InventoryRequest())
         if isinstance(msg, msgs.TagIn | msgs.TagOut):
             self._tag(msg)
         elif isinstance(msg, msgs.Inventory):
@@ -287,11 +302,15 @@ class ReaderDriver:
             self._alert(
                 "antenna_mismatch",
                 f"{self.name}: board antennas differ from the configuration",
-                {"reader": self.name, "configured": list(self.antennas), "board": list(msg.antennas)},
+                {
+                    "reader": self.name,
+                    "configured": list(self.antennas),
+                    "board": list(msg.antennas),
+                },
             )
-        if not self._hello_requested:  # the board restarted on its own: re-read everything
-            self._send(msgs.InventoryRequest())
-        self._hello_requested = False
+        solicited = self._awaiting.pop(msgs.HelloRequest.TYPE, None) is not None
+        if not solicited and msgs.InventoryRequest.TYPE not in self._awaiting:
+            self._ask(msgs.InventoryRequest())  # the board restarted on its own: re-read all
 
     def _tag(self, msg: msgs.TagIn | msgs.TagOut) -> None:
         uid = msg.uid_hex
@@ -324,6 +343,7 @@ class ReaderDriver:
                 now,
             )
             return
+        self._awaiting.pop(msgs.InventoryRequest.TYPE, None)
         with self._lock:
             changes = self._view.reconcile(msg.hex_lists())
             self._inventories += 1

@@ -40,7 +40,7 @@ def uid_from_hex(text: str) -> bytes:
 
 
 def check_uid(uid: bytes) -> None:
-    """Raise ProtocolError unless `uid` is 4, 7 or 10 bytes long (ISO 14443 single/double/triple)."""
+    """Raise ProtocolError unless `uid` is 4, 7 or 10 bytes (ISO 14443 single/double/triple)."""
     if len(uid) not in UID_LENGTHS:
         raise ProtocolError(f"tag UID must be 4, 7 or 10 bytes, got {len(uid)}")
 

@@ -46,7 +46,9 @@ class TagView:
             present = set(uids)
             changes += [("out", name, uid) for uid in self._tags[name] if uid not in present]
         for name, uids in zip(names, truth, strict=True):
-            changes += [("in", name, uid) for uid in dict.fromkeys(uids) if uid not in self._tags[name]]
+            changes += [
+                ("in", name, uid) for uid in dict.fromkeys(uids) if uid not in self._tags[name]
+            ]
         for direction, name, uid in changes:
             if direction == "out":
                 self.discard(name, uid)

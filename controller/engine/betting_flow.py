@@ -1,0 +1,694 @@
+"""A hand's betting from physical events: posts, settled chip pushes, streets, all-ins, pots."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from controller.engine.positions import Positions
+from controller.rules import RuleError
+from controller.rules.betting import (
+    Action,
+    BettingRound,
+    HeldAction,
+    limit_bet_size,
+    limit_raise_cap,
+    seats_left_of_button,
+    street_order,
+    substantial_action,
+)
+from controller.rules.chips import Declared, PushRuling, interpret_push, undercall_ruling
+from controller.rules.handeval import HandRank, describe, evaluate
+from controller.rules.pots import Pot, award, build_pots, uncalled
+
+STRUCTURES = {"nlhe": "nl", "plhe": "pl", "flhe": "fl"}
+STREETS = ("preflop", "flop", "turn", "river")
+
+
+class Emitter(Protocol):
+    """Where the flow sends what it decides (the engine)."""
+
+    def event(self, kind: str, **fields: Any) -> None: ...
+
+    def alert(self, kind: str, severity: str, message: str, **fields: Any) -> None: ...
+
+
+class StackHolder(Protocol):
+    """A seat's chips behind (the engine's Seat)."""
+
+    stack: int
+
+
+@dataclass(slots=True)
+class Zone:
+    """A seat's bet zone as the chip reader sees it."""
+
+    chips: dict[str, int] = field(default_factory=dict)  # settled chips physically there
+    pending: dict[str, int] = field(default_factory=dict)  # arrived since the last settle
+    pulled: list[int] = field(default_factory=list)  # settled chips taken back by the player
+    last_t: float = 0.0
+
+
+@dataclass(slots=True)
+class Held:
+    """An out-of-turn push or fold waiting for its seat's turn (rule 53)."""
+
+    action: HeldAction
+    ruling: PushRuling | None
+
+
+@dataclass(frozen=True, slots=True)
+class Blinds:
+    """The forced bets of a hand."""
+
+    small_blind: int
+    big_blind: int
+    ante: int
+    bb_ante: bool
+
+
+class HandBetting:
+    """Everything about a hand's chips: it owns the stacks of the dealt-in seats."""
+
+    def __init__(
+        self,
+        *,
+        emit: Emitter,
+        seats: dict[int, StackHolder],
+        dealt_in: list[int],
+        positions: Positions,
+        blinds: Blinds,
+        game: str,
+        settle_seconds: float,
+        hole: Callable[[int], list[str]],
+        board: Callable[[], list[str]],
+        odd_unit: int = 1,
+    ) -> None:
+        self.emit = emit
+        self.seats = seats
+        self.dealt_in = list(dealt_in)
+        self.pos = positions
+        self.blinds = blinds
+        self.structure = STRUCTURES.get(game, "nl")
+        self.settle_seconds = settle_seconds
+        self.hole = hole
+        self.board = board
+        self.odd_unit = odd_unit
+        self.live: set[int] = set(dealt_in)
+        self.contrib: dict[int, int] = {s: 0 for s in dealt_in}
+        self.zones: dict[int, Zone] = {s: Zone() for s in dealt_in}
+        self.declared: dict[int, Declared] = {}
+        self.held: dict[int, Held] = {}
+        self.actions: list[Action] = []
+        self.street_i = 0
+        self.round: BettingRound | None = None
+        self.phase = "posting"
+        self.tabled = False
+        self.shown: set[int] = set()
+        self.river_aggressor: int | None = None
+        self.owed = self._forced_bets()
+        self.posted: dict[int, int] = {s: 0 for s in dealt_in}
+        self.antes = 0
+        if not any(self.owed.values()):
+            self._open_preflop()
+
+    # ------------------------------------------------------------------ queries
+
+    def deadline(self) -> float | None:
+        """When the oldest unsettled push must be read as settled."""
+        due = [
+            z.last_t
+            for s, z in self.zones.items()
+            if (z.pending or z.pulled) and self._can_settle(s)
+        ]
+        return min(due) + self.settle_seconds if due else None
+
+    @property
+    def to_act(self) -> int | None:
+        """The seat whose turn it is."""
+        if self.phase != "betting" or self.round is None:
+            return None
+        return self.round.to_act
+
+    def bet(self, seat: int) -> int:
+        """Chips in front of the seat on the current street."""
+        if self.round is not None and self.phase == "betting":
+            return self.round.bets.get(seat, 0)
+        if self.phase == "posting":
+            return self.posted.get(seat, 0)
+        return 0
+
+    def status(self, seat: int) -> str:
+        """active / folded / allin for a dealt-in seat."""
+        if seat not in self.live:
+            return "folded"
+        if self.seats[seat].stack == 0:
+            return "allin"
+        return "active"
+
+    def pots(self) -> list[Pot]:
+        """The pots in the middle (this street's bets not yet in them)."""
+        middle = {s: c - self.bet(s) for s, c in self.contrib.items()}
+        return build_pots(middle, self.live)
+
+    @property
+    def substantial_action(self) -> bool:
+        """Rule 36: substantial action has occurred in this hand."""
+        return substantial_action(self.actions)
+
+    # ------------------------------------------------------------------ forced bets
+
+    def _forced_bets(self) -> dict[int, int]:
+        owed = {s: 0 for s in self.dealt_in}
+        b = self.blinds
+        if b.ante and not b.bb_ante:
+            for s in self.dealt_in:
+                owed[s] += b.ante
+        if self.pos.small_blind in owed:
+            owed[self.pos.small_blind] += b.small_blind
+        if self.pos.big_blind in owed:
+            owed[self.pos.big_blind] += b.big_blind + (b.ante if b.bb_ante else 0)
+        return {s: min(o, self.seats[s].stack) for s, o in owed.items()}
+
+    def _ante_part(self, seat: int) -> int:
+        b = self.blinds
+        if not b.ante:
+            return 0
+        if b.bb_ante:
+            return b.ante if seat == self.pos.big_blind else 0
+        return b.ante
+
+    def _post(self, t: float, seat: int, zone: Zone) -> None:
+        amount = sum(zone.pending.values()) - sum(zone.pulled)
+        zone.chips.update(zone.pending)
+        zone.pending.clear()
+        zone.pulled.clear()
+        pay = max(0, min(amount, self.owed[seat], self.seats[seat].stack))
+        if pay == 0:
+            return
+        already = self.posted[seat] + self._ante_paid(seat)
+        ante_left = max(0, min(self._ante_part(seat), self.seats[seat].stack + already) - already)
+        ante = min(pay, ante_left)
+        blind = pay - ante
+        self.antes += ante
+        self.posted[seat] += blind
+        self.contrib[seat] += pay
+        self.seats[seat].stack -= pay
+        self.owed[seat] -= pay
+        self.emit.event(
+            "posted",
+            seat=seat,
+            blind=self._blind_name(seat),
+            amount=blind,
+            ante=ante,
+            allin=self.seats[seat].stack == 0,
+            rule="RP-11" if self.blinds.bb_ante and ante else None,
+        )
+        if not any(self.owed.values()):
+            self._open_preflop()
+
+    def _ante_paid(self, seat: int) -> int:
+        return self.contrib[seat] - self.posted[seat]
+
+    def _blind_name(self, seat: int) -> str | None:
+        if seat == self.pos.big_blind:
+            return "big"
+        if seat == self.pos.small_blind:
+            return "small"
+        return None
+
+    # ------------------------------------------------------------------ rounds
+
+    def _open_preflop(self) -> None:
+        self.phase = "betting"
+        order = street_order(
+            self.dealt_in, button=self.pos.button, big_blind_seat=self.pos.big_blind, preflop=True
+        )
+        self.round = self._new_round(
+            order,
+            bets=dict(self.posted),
+            blind_level=self.blinds.big_blind,
+            pot=self.antes,
+            big_blind_seat=self.pos.big_blind,
+        )
+        self._after_change(0.0)
+
+    def _new_round(
+        self,
+        order: list[int],
+        *,
+        bets: dict[int, int],
+        blind_level: int,
+        pot: int,
+        big_blind_seat: int | None,
+    ) -> BettingRound:
+        bb = max(self.blinds.big_blind, 1)
+        street = STREETS[self.street_i]
+        return BettingRound(
+            order=order,
+            stacks={s: self.seats[s].stack for s in order},
+            big_blind=bb,
+            bets=bets,
+            structure=self.structure,  # type: ignore[arg-type]
+            pot=pot,
+            blind_level=blind_level,
+            big_blind_seat=big_blind_seat,
+            bet_unit=limit_bet_size(street, bb) if self.structure == "fl" else None,  # type: ignore[arg-type]
+            raise_cap=limit_raise_cap(len(self.live)),
+        )
+
+    def _open_street(self) -> None:
+        live_order = [s for s in self.dealt_in if s in self.live]
+        with_chips = [s for s in live_order if self.seats[s].stack > 0]
+        if len(with_chips) < 2:
+            self.phase = "waiting"
+            self._maybe_table()
+            if self.street_i == 3:
+                self._showdown()
+            return
+        self.phase = "betting"
+        order = street_order(live_order, button=self.pos.button)
+        self.round = self._new_round(
+            order, bets={}, blind_level=0, pot=sum(self.contrib.values()), big_blind_seat=None
+        )
+        self._after_change(0.0)
+
+    def board_street(self, street: str) -> None:
+        """The dealer turned a street's cards (flop, turn, river)."""
+        index = STREETS.index(street)
+        if self.phase in ("posting", "betting"):
+            self.emit.alert(
+                "premature_board",
+                "critical",
+                f"{street} dealt before the {STREETS[self.street_i]} betting was complete",
+                street=street,
+                rule="RP-5",
+            )
+            return
+        if self.phase == "waiting" and index == self.street_i + 1:
+            self.street_i = index
+            self._open_street()
+
+    def _close_round(self) -> None:
+        assert self.round is not None
+        self.round = None
+        if len(self.live) < 2:
+            return
+        self._maybe_table()
+        if self.street_i == 3:
+            self._showdown()
+            return
+        self.phase = "waiting"
+        # The next street may already be on the board (dealt before betting ended).
+        needed = (3, 4, 5)[self.street_i]
+        if len(self.board()) >= needed:
+            self.street_i += 1
+            self._open_street()
+
+    def _maybe_table(self) -> None:
+        """Rule 16: once a player is all-in and all betting is complete, every hand face up."""
+        if self.tabled or len(self.live) < 2:
+            return
+        with_chips = [s for s in self.live if self.seats[s].stack > 0]
+        if len(with_chips) > 1:
+            return
+        self.tabled = True
+        self.shown |= self.live
+        self.emit.event(
+            "hands_tabled",
+            seats=sorted(self.live),
+            showdown={str(s): self.hole(s) for s in sorted(self.live)},
+            rule="16",
+        )
+
+    # ------------------------------------------------------------------ chips
+
+    def _can_settle(self, seat: int) -> bool:
+        if self.phase == "posting":
+            return self.owed.get(seat, 0) > 0
+        return self.phase == "betting"
+
+    def chip_in(self, t: float, seat: int, uid: str, value: int) -> None:
+        """A chip arrived in the seat's bet zone."""
+        zone = self.zones[seat]
+        zone.pending[uid] = value
+        zone.last_t = t
+
+    def chip_out(self, t: float, seat: int, uid: str) -> None:
+        """A chip left the seat's bet zone (pulled back, change made, or gathered)."""
+        zone = self.zones[seat]
+        if uid in zone.pending:
+            del zone.pending[uid]
+            zone.last_t = t
+            return
+        value = zone.chips.pop(uid, None)
+        if value is not None and self.to_act == seat and seat not in self.held:
+            zone.pulled.append(value)  # rule 46: prior chips taken back as part of a push
+            zone.last_t = t
+
+    def settle(self, t: float, *, only_due: bool, except_seat: int | None = None) -> None:
+        """Read pushes as settled: those quiet for settle_seconds, or all of them."""
+        while True:
+            ready = [
+                (z.last_t, s)
+                for s, z in self.zones.items()
+                if (z.pending or z.pulled)
+                and s != except_seat
+                and self._can_settle(s)
+                and (not only_due or z.last_t + self.settle_seconds <= t)
+            ]
+            if not ready:
+                return
+            _last, seat = min(ready)
+            self._settle(t, seat)
+
+    def _settle(self, t: float, seat: int) -> None:
+        zone = self.zones[seat]
+        if self.phase == "posting":
+            self._post(t, seat, zone)
+            return
+        rnd = self.round
+        assert rnd is not None
+        new = list(zone.pending.values())
+        pulled = list(zone.pulled)
+        prior = [*zone.chips.values(), *pulled]
+        zone.chips.update(zone.pending)
+        zone.pending.clear()
+        zone.pulled.clear()
+        if seat not in self.live or seat not in rnd.behind:
+            self.emit.alert(
+                "chips_from_folded_seat",
+                "warning",
+                f"chips pushed by seat {seat}, not in the hand",
+                seat=seat,
+            )
+            return
+        declared = self.declared.get(seat)
+        try:
+            ruling = self._interpret(rnd, seat, new, prior, pulled, declared)
+        except RuleError as exc:
+            self.emit.alert(
+                "push_refused", "warning", f"seat {seat}: {exc}", seat=seat, rule=exc.rule
+            )
+            return
+        if seat != rnd.to_act:
+            self._hold(seat, ruling)
+            return
+        self._apply_ruling(t, seat, ruling)
+
+    def _interpret(
+        self,
+        rnd: BettingRound,
+        seat: int,
+        new: list[int],
+        prior: list[int],
+        pulled: list[int],
+        declared: Declared | None,
+    ) -> PushRuling:
+        # Chips physically in the zone beyond what is credited belong to the player's stack
+        # (change not yet made, a big chip posted for a small blind): rule 46.
+        excess = max(0, sum(prior) - rnd.bets[seat])
+        if rnd.structure == "pl":
+            max_total: int | None = rnd.pot_limit_max(seat)
+        elif rnd.structure == "fl":
+            max_total = rnd.current_bet + rnd.bet_unit
+        else:
+            max_total = None
+        block = rnd.raise_block(seat)
+        return interpret_push(
+            current_bet=rnd.current_bet,
+            already_in=rnd.bets[seat],
+            prior_chips=prior,
+            pulled_back=pulled,
+            new_chips=new,
+            stack_behind=max(0, rnd.behind[seat] - excess),
+            min_increment=rnd.bet_unit if rnd.structure == "fl" else rnd.last_full_raise,
+            max_total=max_total,
+            raise_closed=None if block == "short" else block,
+            declared=declared,
+            structure=rnd.structure,
+        )
+
+    def _apply_ruling(self, t: float, seat: int, ruling: PushRuling) -> None:
+        rnd = self.round
+        assert rnd is not None
+        before = rnd.bets[seat]
+        try:
+            if ruling.kind == "undercall":
+                opened = sum(1 for a in rnd.actions if a.kind in ("bet", "raise")) <= 1
+                decision = undercall_ruling(heads_up=len(rnd.live) == 2, facing_opening_bet=opened)
+                if decision == "td":
+                    self.emit.alert(
+                        "floor_needed",
+                        "critical",
+                        f"seat {seat} undercalled: the floor decides a full call or a fold",
+                        seat=seat,
+                        rule="51-B",
+                    )
+                action = rnd.call(seat, rule="51-B")
+            else:
+                action = rnd.apply(seat, ruling)
+        except RuleError as exc:
+            self.emit.alert(
+                "push_refused", "warning", f"seat {seat}: {exc}", seat=seat, rule=exc.rule
+            )
+            return
+        self._record(action, before)
+        self.emit.event(
+            "action",
+            seat=seat,
+            action=action.name,
+            amount=action.total,
+            rule=action.rule,
+            change=ruling.change,
+            owed=max(0, action.total - before - (sum(self._zone_value(seat)) - before))
+            if ruling.kind == "undercall"
+            else ruling.owed,
+            declared=self.declared.pop(seat, None),
+        )
+        self._after_change(t)
+
+    def _zone_value(self, seat: int) -> list[int]:
+        return list(self.zones[seat].chips.values())
+
+    def _record(self, action: Action, before: int) -> None:
+        delta = action.total - before
+        self.seats[action.seat].stack -= delta
+        self.contrib[action.seat] += delta
+        self.actions.append(action)
+        if action.kind in ("bet", "raise") and self.street_i == 3:
+            self.river_aggressor = action.seat
+
+    def _hold(self, seat: int, ruling: PushRuling) -> None:
+        rnd = self.round
+        assert rnd is not None
+        kind = "call" if ruling.kind in ("call", "undercall") else ruling.kind
+        try:
+            held = rnd.hold_out_of_turn(seat, kind, ruling.total)  # type: ignore[arg-type]
+        except RuleError as exc:
+            self.emit.alert("push_refused", "warning", f"seat {seat}: {exc}", seat=seat)
+            return
+        self.held[seat] = Held(held, ruling)
+        self.emit.event(
+            "out_of_turn",
+            seat=seat,
+            action=ruling.action,
+            amount=ruling.total,
+            status="held",
+            to_act=rnd.to_act,
+            rule="53-A",
+        )
+
+    # ------------------------------------------------------------------ buttons and folds
+
+    def check(self, t: float) -> None:
+        """The dealer's `check` button, for the player whose turn it is."""
+        seat = self.to_act
+        if seat is None or self.round is None:
+            self.emit.alert(
+                "button_out_of_sequence", "warning", "check pressed when no one is to act"
+            )
+            return
+        before = self.round.bets[seat]
+        try:
+            action = self.round.check(seat)
+        except RuleError as exc:
+            self.emit.alert(
+                "check_refused",
+                "warning",
+                f"seat {seat} cannot check: {exc}",
+                seat=seat,
+                rule=exc.rule,
+            )
+            return
+        self._record(action, before)
+        self.emit.event("action", seat=seat, action="check", amount=action.total, rule=None)
+        self._after_change(t)
+
+    def declare(self, seat: int, kind: Declared) -> None:
+        """An all-in button (RP-1) or the panel's raise declaration (rule 44)."""
+        if seat not in self.live or (self.seats[seat].stack == 0 and kind == "allin"):
+            self.emit.alert(
+                "button_out_of_sequence",
+                "warning",
+                f"{kind} for seat {seat}, not able to bet",
+                seat=seat,
+            )
+            return
+        self.declared[seat] = kind
+        self.emit.event(
+            "declared", seat=seat, declaration=kind, rule="RP-1" if kind == "allin" else "44"
+        )
+
+    def fold(self, t: float, seat: int) -> None:
+        """The seat's cards reached the muck."""
+        if seat not in self.live:
+            return
+        if self.phase == "showdown" or (self.phase == "waiting" and self.tabled):
+            if self.tabled and seat in self.shown:
+                self.emit.alert(
+                    "tabled_hand_mucked",
+                    "warning",
+                    f"seat {seat}'s hand was tabled all-in and stays live",
+                    seat=seat,
+                    rule="16",
+                )
+                return
+            self.live.discard(seat)
+            self.emit.event("hand_mucked", seat=seat, rule="13-B")
+            if len(self.live) == 1:
+                self.award(t, "uncontested")
+            return
+        rnd = self.round
+        if self.phase == "betting" and rnd is not None and rnd.to_act == seat:
+            before = rnd.bets[seat]
+            action = rnd.fold(seat)
+            self.live.discard(seat)
+            self._record(action, before)
+            self.emit.event("action", seat=seat, action="fold", amount=action.total, rule=None)
+            self._after_change(t)
+            return
+        # Out of turn (or before the betting started): a fold is binding (rule 58).
+        self.emit.event(
+            "out_of_turn",
+            seat=seat,
+            action="fold",
+            amount=self.bet(seat),
+            status="binding",
+            to_act=self.to_act,
+            rule="58",
+        )
+        if rnd is not None and seat in rnd.behind and seat not in rnd.folded:
+            rnd.folded.add(seat)
+        self.live.discard(seat)
+        self.held.pop(seat, None)
+        self._after_change(t)
+
+    # ------------------------------------------------------------------ progress
+
+    def _after_change(self, t: float) -> None:
+        """Close the round, end the hand or resolve a held action, as far as it goes."""
+        while True:
+            if len(self.live) == 1 and self.phase != "complete":
+                self.award(t, "uncontested")
+                return
+            rnd = self.round
+            if self.phase != "betting" or rnd is None:
+                return
+            if rnd.round_complete:
+                self._close_round()
+                continue
+            seat = rnd.to_act
+            held = self.held.pop(seat, None) if seat is not None else None
+            if held is None or seat is None:
+                return
+            resolution = rnd.resolve_out_of_turn(held.action)
+            self.emit.event(
+                "out_of_turn",
+                seat=seat,
+                action=held.action.kind,
+                amount=held.action.total or 0,
+                status="binding" if resolution.binding else "returnable",
+                reason=resolution.reason,
+                to_act=seat,
+                rule=resolution.rule,
+            )
+            if resolution.binding and held.ruling is not None:
+                self._apply_ruling(t, seat, held.ruling)
+                return
+
+    def _showdown(self) -> None:
+        self.phase = "showdown"
+        # Rule 17-A: the last aggressor on the final street shows first; with no bet there,
+        # the first live seat left of the button.
+        order = seats_left_of_button(sorted(self.live), self.pos.button)
+        first = self.river_aggressor
+        if first is not None and first in self.live:
+            i = order.index(first)
+            order = order[i:] + order[:i]
+        self.emit.event("showdown", order=order, rule="16" if self.tabled else "17-A")
+
+    def pot_pushed(self, t: float) -> None:
+        """Chips left the pot antenna: at showdown, the dealer is pushing the pot."""
+        if self.phase == "showdown":
+            self.award(t, "pot_pushed")
+
+    def award(self, t: float, reason: str) -> None:
+        """Return the uncalled bet, build the pots, award them (rules 12, 15, 20, 21)."""
+        if self.phase == "complete":
+            return
+        self.settle(t, only_due=False)
+        self.phase = "complete"
+        self.round = None
+        back = uncalled(self.contrib, self.live)
+        if back is not None:
+            seat, amount = back
+            self.contrib[seat] -= amount
+            self.seats[seat].stack += amount
+            self.emit.event("uncalled_bet_returned", seat=seat, amount=amount, rule="15-B")
+        pots = build_pots(self.contrib, self.live)
+        hands: dict[int, HandRank] = {}
+        board = self.board()
+        contested = len(self.live) > 1
+        if contested:
+            for s in sorted(self.live):
+                cards = self.hole(s)
+                if len(cards) != 2 or len(board) != 5:
+                    self.emit.alert(
+                        "hand_unreadable",
+                        "critical",
+                        f"seat {s}'s hand cannot be read ({len(cards)} hole cards, "
+                        f"{len(board)} board cards): the floor decides",
+                        seat=s,
+                        rule="1",
+                    )
+                    continue
+                hands[s] = evaluate([*cards, *board])
+            self.shown |= set(hands)
+        order = seats_left_of_button(self.dealt_in, self.pos.button)
+        try:
+            awards = award(pots, hands, order, self.odd_unit)
+        except RuleError as exc:
+            self.emit.alert("award_failed", "critical", f"pot not awarded: {exc}", rule=exc.rule)
+            return
+        for a in awards:
+            for s, chips in a.shares.items():
+                self.seats[s].stack += chips
+            odd = len(a.winners) > 1 and a.amount % len(a.winners) != 0
+            self.emit.event(
+                "pot_awarded",
+                pot=a.pot_index,
+                amount=a.amount,
+                winners=list(a.winners),
+                shares={str(s): v for s, v in a.shares.items()},
+                rule="20-A" if odd else ("12" if contested else None),
+                reason=reason,
+                showdown={
+                    str(s): {"cards": self.hole(s), "rank": describe(hands[s])}
+                    for s in sorted(hands)
+                    if s in self.live and len(pots[a.pot_index].eligible) > 1
+                }
+                if contested
+                else {},
+            )
