@@ -110,6 +110,7 @@ class HandBetting:
         self.owed = self._forced_bets()
         self.posted: dict[int, int] = {s: 0 for s in dealt_in}
         self.antes = 0
+        self.dead = 0  # a big-blind ante (RP-11) is dead money in the main pot, no one's bet
         if not any(self.owed.values()):
             self._open_preflop()
 
@@ -122,7 +123,7 @@ class HandBetting:
             for s, z in self.zones.items()
             if (z.pending or z.pulled) and self._can_settle(s)
         ]
-        return min(due) + self.settle_seconds if due else None
+        return round(min(due) + self.settle_seconds, 6) if due else None
 
     @property
     def to_act(self) -> int | None:
@@ -150,7 +151,7 @@ class HandBetting:
     def pots(self) -> list[Pot]:
         """The pots in the middle (this street's bets not yet in them)."""
         middle = {s: c - self.bet(s) for s, c in self.contrib.items()}
-        return build_pots(middle, self.live)
+        return build_pots(middle, self.live, self.dead)
 
     @property
     def substantial_action(self) -> bool:
@@ -193,7 +194,11 @@ class HandBetting:
         blind = pay - ante
         self.antes += ante
         self.posted[seat] += blind
-        self.contrib[seat] += pay
+        if self.blinds.bb_ante:
+            self.dead += ante
+            self.contrib[seat] += blind
+        else:
+            self.contrib[seat] += pay
         self.seats[seat].stack -= pay
         self.owed[seat] -= pay
         self.emit.event(
@@ -209,6 +214,8 @@ class HandBetting:
             self._open_preflop()
 
     def _ante_paid(self, seat: int) -> int:
+        if self.blinds.bb_ante:
+            return self.dead if seat == self.pos.big_blind else 0
         return self.contrib[seat] - self.posted[seat]
 
     def _blind_name(self, seat: int) -> str | None:
@@ -270,7 +277,11 @@ class HandBetting:
         self.phase = "betting"
         order = street_order(live_order, button=self.pos.button)
         self.round = self._new_round(
-            order, bets={}, blind_level=0, pot=sum(self.contrib.values()), big_blind_seat=None
+            order,
+            bets={},
+            blind_level=0,
+            pot=sum(self.contrib.values()) + self.dead,
+            big_blind_seat=None,
         )
         self._after_change(0.0)
 
@@ -293,6 +304,10 @@ class HandBetting:
     def _close_round(self) -> None:
         assert self.round is not None
         self.round = None
+        # The street's chips belong to the pot now, gathered yet or not: they are no longer
+        # "prior chips" of the next push (rule 46 is about the current street).
+        for zone in self.zones.values():
+            zone.chips.clear()
         if len(self.live) < 2:
             return
         self._maybe_table()
@@ -306,12 +321,12 @@ class HandBetting:
             self.street_i += 1
             self._open_street()
 
-    def _maybe_table(self) -> None:
+    def _maybe_table(self, *, betting_over: bool = False) -> None:
         """Rule 16: once a player is all-in and all betting is complete, every hand face up."""
         if self.tabled or len(self.live) < 2:
             return
         with_chips = [s for s in self.live if self.seats[s].stack > 0]
-        if len(with_chips) > 1:
+        if len(with_chips) > 1 and not betting_over:
             return
         self.tabled = True
         self.shown |= self.live
@@ -356,7 +371,7 @@ class HandBetting:
                 if (z.pending or z.pulled)
                 and s != except_seat
                 and self._can_settle(s)
-                and (not only_due or z.last_t + self.settle_seconds <= t)
+                and (not only_due or round(z.last_t + self.settle_seconds, 6) <= t)
             ]
             if not ready:
                 return
@@ -620,6 +635,8 @@ class HandBetting:
 
     def _showdown(self) -> None:
         self.phase = "showdown"
+        if any(self.seats[s].stack == 0 for s in self.live):
+            self._maybe_table(betting_over=True)  # rule 16 example 3
         # Rule 17-A: the last aggressor on the final street shows first; with no bet there,
         # the first live seat left of the button.
         order = seats_left_of_button(sorted(self.live), self.pos.button)
@@ -647,7 +664,7 @@ class HandBetting:
             self.contrib[seat] -= amount
             self.seats[seat].stack += amount
             self.emit.event("uncalled_bet_returned", seat=seat, amount=amount, rule="15-B")
-        pots = build_pots(self.contrib, self.live)
+        pots = build_pots(self.contrib, self.live, self.dead)
         hands: dict[int, HandRank] = {}
         board = self.board()
         contested = len(self.live) > 1
