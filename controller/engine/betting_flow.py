@@ -704,8 +704,6 @@ class HandBetting:
                 showdown={
                     str(s): {"cards": self.hole(s), "rank": describe(hands[s])}
                     for s in sorted(hands)
-                    if s in self.live and len(pots[a.pot_index].eligible) > 1
-                }
-                if contested
-                else {},
+                    if s in pots[a.pot_index].eligible and len(pots[a.pot_index].eligible) > 1
+                },
             )
