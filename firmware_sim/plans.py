@@ -24,7 +24,8 @@ def _decide(rng: random.Random, rnd: BettingRound, seat: int, street: int) -> De
                 return Decision(seat, "allin")
             return Decision(seat, "raise" if rnd.current_bet else "bet", total)
         return Decision(seat, "check")
-    if roll < 0.2 + 0.05 * street:
+    expensive = to_call * 3 > rnd.behind[seat]  # a third of the stack or more to call
+    if roll < (0.7 if expensive else 0.2 + 0.05 * street):
         return Decision(seat, "fold")
     if roll > 0.93 and rnd.can_raise(seat):
         target = rnd.min_raise_to(seat)
