@@ -18,7 +18,7 @@ from controller.rules.betting import (
     street_order,
     substantial_action,
 )
-from controller.rules.chips import Declared, PushRuling, interpret_push, undercall_ruling
+from controller.rules.chips import Declared, PushRuling, undercall_ruling
 from controller.rules.handeval import HandRank, describe, evaluate
 from controller.rules.pots import Pot, award, build_pots, uncalled
 
@@ -421,28 +421,8 @@ class HandBetting:
         pulled: list[int],
         declared: Declared | None,
     ) -> PushRuling:
-        # Chips physically in the zone beyond what is credited belong to the player's stack
-        # (change not yet made, a big chip posted for a small blind): rule 46.
-        excess = max(0, sum(prior) - rnd.bets[seat])
-        if rnd.structure == "pl":
-            max_total: int | None = rnd.pot_limit_max(seat)
-        elif rnd.structure == "fl":
-            max_total = rnd.current_bet + rnd.bet_unit
-        else:
-            max_total = None
-        block = rnd.raise_block(seat)
-        return interpret_push(
-            current_bet=rnd.current_bet,
-            already_in=rnd.bets[seat],
-            prior_chips=prior,
-            pulled_back=pulled,
-            new_chips=new,
-            stack_behind=max(0, rnd.behind[seat] - excess),
-            min_increment=rnd.bet_unit if rnd.structure == "fl" else rnd.last_full_raise,
-            max_total=max_total,
-            raise_closed=None if block == "short" else block,
-            declared=declared,
-            structure=rnd.structure,
+        return rnd.interpret_push(
+            seat, new_chips=new, prior_chips=prior, pulled_back=pulled, declared=declared
         )
 
     def _apply_ruling(self, t: float, seat: int, ruling: PushRuling) -> None:

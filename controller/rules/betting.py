@@ -463,7 +463,9 @@ class BettingRound:
             prior_chips=prior_chips,
             pulled_back=pulled_back,
             new_chips=new_chips,
-            stack_behind=self.behind[seat],
+            # Chips in the zone beyond the seat's bet (change not yet made, a big chip
+            # posted for a blind) are still the player's, but no longer behind the line.
+            stack_behind=max(0, self.behind[seat] - max(0, sum(prior_chips) - self.bets[seat])),
             min_increment=self.bet_unit if self.structure == "fl" else self.last_full_raise,
             max_total=max_total,
             raise_closed=None if block == "short" else block,
