@@ -229,12 +229,21 @@ class HandBetting:
 
     def _open_preflop(self) -> None:
         self.phase = "betting"
+        # Ante chips in a bet zone belong to the pot, not to the seat's bet: they must not
+        # count as "prior chips" of the seat's next push (rule 46 is about its bet).
+        for seat, zone in self.zones.items():
+            ante = self._ante_paid(seat)
+            if ante:
+                _take_value(zone.chips, ante)
         order = street_order(
-            self.dealt_in, button=self.pos.button, big_blind_seat=self.pos.big_blind, preflop=True
+            [s for s in self.dealt_in if s in self.live],
+            button=self.pos.button,
+            big_blind_seat=self.pos.big_blind,
+            preflop=True,
         )
         self.round = self._new_round(
             order,
-            bets=dict(self.posted),
+            bets={s: self.posted[s] for s in order},
             blind_level=self.blinds.big_blind,
             pot=self.antes,
             big_blind_seat=self.pos.big_blind,
@@ -308,6 +317,19 @@ class HandBetting:
         # "prior chips" of the next push (rule 46 is about the current street).
         for zone in self.zones.values():
             zone.chips.clear()
+        self.declared.clear()
+        for seat in sorted(self.held):
+            held = self.held.pop(seat)
+            self.emit.event(
+                "out_of_turn",
+                seat=seat,
+                action=held.action.kind,
+                amount=held.action.total or 0,
+                status="returnable",
+                reason="the street ended before the seat's turn came",
+                to_act=None,
+                rule="53-A",
+            )
         if len(self.live) < 2:
             return
         self._maybe_table()
@@ -429,6 +451,7 @@ class HandBetting:
         rnd = self.round
         assert rnd is not None
         before = rnd.bets[seat]
+        declared = self.declared.get(seat)
         try:
             if ruling.kind == "undercall":
                 opened = sum(1 for a in rnd.actions if a.kind in ("bet", "raise")) <= 1
@@ -457,23 +480,26 @@ class HandBetting:
             amount=action.total,
             rule=action.rule,
             change=ruling.change,
-            owed=max(0, action.total - before - (sum(self._zone_value(seat)) - before))
+            # An undercall made a full call (51-B): the rest of the call is still owed.
+            owed=max(0, action.total - sum(self.zones[seat].chips.values()))
             if ruling.kind == "undercall"
             else ruling.owed,
-            declared=self.declared.pop(seat, None),
+            declared=declared,
         )
         self._after_change(t)
-
-    def _zone_value(self, seat: int) -> list[int]:
-        return list(self.zones[seat].chips.values())
 
     def _record(self, action: Action, before: int) -> None:
         delta = action.total - before
         self.seats[action.seat].stack -= delta
         self.contrib[action.seat] += delta
         self.actions.append(action)
-        if action.kind in ("bet", "raise") and self.street_i == 3:
-            self.river_aggressor = action.seat
+        if action.kind in ("bet", "raise"):
+            if self.street_i == 3:
+                self.river_aggressor = action.seat
+            # A declaration made facing the old bet lapses when the action changes (53-A).
+            for other in [s for s in self.declared if s != action.seat]:
+                del self.declared[other]
+        self.declared.pop(action.seat, None)
 
     def _hold(self, seat: int, ruling: PushRuling) -> None:
         rnd = self.round
@@ -578,6 +604,12 @@ class HandBetting:
             rnd.folded.add(seat)
         self.live.discard(seat)
         self.held.pop(seat, None)
+        self.declared.pop(seat, None)
+        if self.phase == "posting":
+            self.owed[seat] = 0  # a folded hand owes no more forced bets
+            if not any(self.owed.values()):
+                self._open_preflop()
+                return
         self._after_change(t)
 
     # ------------------------------------------------------------------ progress
@@ -631,11 +663,47 @@ class HandBetting:
         if self.phase == "showdown":
             self.award(t, "pot_pushed")
 
-    def award(self, t: float, reason: str) -> None:
-        """Return the uncalled bet, build the pots, award them (rules 12, 15, 20, 21)."""
+    def _unreadable(self) -> list[int]:
+        """Live seats whose hand the reader has not fully read (two hole cards, five board)."""
+        if len(self.live) < 2:
+            return []
+        board_ok = len(self.board()) == 5
+        return [s for s in sorted(self.live) if len(self.hole(s)) != 2 or not board_ok]
+
+    def refund_all(self) -> dict[int, int]:
+        """Abandon the hand: every chip put in goes back to its owner (the ante too)."""
+        refunds = {s: c for s, c in self.contrib.items() if c}
+        if self.dead:
+            bb = self.pos.big_blind
+            refunds[bb] = refunds.get(bb, 0) + self.dead
+        for s, chips in refunds.items():
+            self.seats[s].stack += chips
+        self.contrib = {s: 0 for s in self.contrib}
+        self.dead = 0
+        self.round = None
+        self.phase = "complete"
+        return refunds
+
+    def award(self, t: float, reason: str) -> bool:
+        """Return the uncalled bet, build the pots, award them (rules 12, 15, 20, 21).
+
+        A pot is never paid on a guess: while a live hand is not fully read, the pot is
+        held (re-read the cards on their antenna) and False is returned.
+        """
         if self.phase == "complete":
-            return
+            return True
         self.settle(t, only_due=False)
+        unreadable = self._unreadable()
+        if unreadable:
+            self.emit.alert(
+                "hand_unreadable",
+                "critical",
+                f"seats {unreadable}: hand not fully read ({len(self.board())} board cards); "
+                "the pot is held: place the cards on their antenna again or call the floor",
+                seats=unreadable,
+                rule="1",
+            )
+            return False
         self.phase = "complete"
         self.round = None
         back = uncalled(self.contrib, self.live)
@@ -645,34 +713,23 @@ class HandBetting:
             self.seats[seat].stack += amount
             self.emit.event("uncalled_bet_returned", seat=seat, amount=amount, rule="15-B")
         pots = build_pots(self.contrib, self.live, self.dead)
-        hands: dict[int, HandRank] = {}
         board = self.board()
         contested = len(self.live) > 1
-        if contested:
-            for s in sorted(self.live):
-                cards = self.hole(s)
-                if len(cards) != 2 or len(board) != 5:
-                    self.emit.alert(
-                        "hand_unreadable",
-                        "critical",
-                        f"seat {s}'s hand cannot be read ({len(cards)} hole cards, "
-                        f"{len(board)} board cards): the floor decides",
-                        seat=s,
-                        rule="1",
-                    )
-                    continue
-                hands[s] = evaluate([*cards, *board])
-            self.shown |= set(hands)
+        hands: dict[int, HandRank] = (
+            {s: evaluate([*self.hole(s), *board]) for s in sorted(self.live)} if contested else {}
+        )
         order = seats_left_of_button(self.dealt_in, self.pos.button)
-        try:
-            awards = award(pots, hands, order, self.odd_unit)
-        except RuleError as exc:
-            self.emit.alert("award_failed", "critical", f"pot not awarded: {exc}", rule=exc.rule)
-            return
+        awards = award(pots, hands, order, self.odd_unit)
+        # Cards speak (12): every winner's hand is tabled (13-A) and becomes public; a
+        # losing hand stays private unless rule 16 already turned it face up.
+        winners = {w for a in awards for w in a.winners} if contested else set()
+        public = winners | (self.shown & self.live)
+        self.shown |= winners
         for a in awards:
             for s, chips in a.shares.items():
                 self.seats[s].stack += chips
             odd = len(a.winners) > 1 and a.amount % len(a.winners) != 0
+            eligible = pots[a.pot_index].eligible
             self.emit.event(
                 "pot_awarded",
                 pot=a.pot_index,
@@ -684,6 +741,25 @@ class HandBetting:
                 showdown={
                     str(s): {"cards": self.hole(s), "rank": describe(hands[s])}
                     for s in sorted(hands)
-                    if s in pots[a.pot_index].eligible and len(pots[a.pot_index].eligible) > 1
+                    if s in public and s in eligible and len(eligible) > 1
                 },
             )
+        return True
+
+
+def _take_value(chips: dict[str, int], amount: int) -> None:
+    """Remove chips summing exactly to `amount` (fewest first found); if no subset does,
+    forget them all (the seat's bet is then counted without physical prior chips)."""
+    reach: dict[int, list[str]] = {0: []}
+    for uid, value in sorted(chips.items(), key=lambda kv: -kv[1]):
+        for total, used in list(reach.items()):
+            new = total + value
+            if new <= amount and new not in reach:
+                reach[new] = [*used, uid]
+        if amount in reach:
+            break
+    if amount in reach:
+        for uid in reach[amount]:
+            del chips[uid]
+    else:
+        chips.clear()

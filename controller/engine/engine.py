@@ -463,16 +463,13 @@ class Engine:
         betting = hand.betting
         if betting is not None and betting.phase == "showdown":
             betting.award(self.t, "next_hand")
-        elif betting is not None and betting.phase != "complete":
+        if betting is not None and betting.phase != "complete":
             # The hand never reached a result: nobody wins chips that were not won.
-            refunds = {s: c for s, c in betting.contrib.items() if c}
-            for s, chips in refunds.items():
-                self.seats[s].stack += chips
-            betting.phase = "complete"
+            refunds = betting.refund_all()
             self._alert(
                 "hand_abandoned",
                 "critical" if refunds else "warning",
-                "the hand ended before its betting did; chips put in were returned",
+                "the hand ended before its result; chips put in were returned",
                 refunds={str(s): c for s, c in refunds.items()},
                 rule="1",
             )
@@ -591,6 +588,18 @@ class Engine:
                 return
             if others:
                 return
+            for owner, cards in hand.hole.items():
+                if owner != seat and card in cards:
+                    # Pitched to the wrong seat and slid on: it is this seat's card now.
+                    cards.remove(card)
+                    self._holecards(owner, cards)
+                    self._alert(
+                        "card_moved_between_seats",
+                        "warning",
+                        f"a card moved from seat {owner} to seat {seat}",
+                        seats=[owner, seat],
+                    )
+                    break
             hole = hand.hole.setdefault(seat, [])
             if card not in hole:
                 hole.append(card)
