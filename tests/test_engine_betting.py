@@ -415,3 +415,108 @@ def test_rule_54_pot_limit_maximum_bet_caps_an_oversized_push() -> None:
     action = table.events("action")[-1]
     assert (action["action"], action["amount"]) == ("raise", 350)
     assert action["change"] == 650
+
+
+def _to_river_heads_up(hole: dict[int, list[str]]) -> Table:
+    table = Table(button=2, seats=(1, 2))
+    table.shuffle()
+    table.push(2, 25, 25)
+    table.push(1, 100)
+    table.deal(hole)
+    table.push(2, 25, 25)
+    table.button("check")
+    for board, burn in ((("3d", "8s", "Td"), "5c"), (("Qc",), "6c"), (("4s",), "9c")):
+        table.board(*board, burn=burn)
+        table.button("check")
+        table.button("check")
+    return table
+
+
+def test_rule_1_unread_hand_holds_the_pot_until_it_is_read() -> None:
+    table = _to_river_heads_up({1: ["As"], 2: ["7h", "2c"]})  # seat 1's second card unread
+    table.push_pot()
+    assert not table.events("pot_awarded")
+    assert table.alerts()[-1]["type"] == "hand_unreadable"
+    assert sum(table.stacks().values()) == 19_800  # 200 held in the pot, none paid on a guess
+    table.do(ev(t=table.step(), event="tag_in", antenna="seat1", card="Ah"))  # read again
+    table.push_pot()
+    assert table.events("pot_awarded")[-1]["winners"] == [1]
+    assert table.stacks() == {1: 10_100, 2: 9900}
+
+
+def test_abandoned_hand_refunds_every_chip_including_the_big_blind_ante() -> None:
+    table = Table(button=3, blinds=(50, 100, 100), bb_ante=True)
+    table.shuffle()
+    table.push(1, 25, 25)
+    table.push(2, 100, 100)
+    table.shuffle()  # the next hand starts before this one had a result
+    alert = next(a for a in table.alerts() if a["type"] == "hand_abandoned")
+    assert alert["refunds"] == {"1": 50, "2": 200}
+    assert sum(s for s in table.stacks().values()) == 30_000
+
+
+def test_rule_58_fold_while_blinds_are_posted_does_not_stall_the_hand() -> None:
+    table = Table(button=4, seats=(1, 2, 3, 4))
+    table.shuffle()
+    table.push(1, 25, 25)
+    table.deal({1: ["2c", "3c"], 2: ["4c", "5c"], 3: ["6c", "7c"], 4: ["8c", "9c"]})
+    table.fold(3)  # under the gun mucks before the big blind is in
+    table.push(2, 100)
+    assert table.state["to_act"] == 4
+    table.push(4, 100)
+    table.push(1, 50)
+    table.button("check")
+    assert table.state["to_act"] is None and table.state["seats"]["3"]["status"] == "folded"
+
+
+def test_rule_53A_allin_declaration_lapses_when_the_action_changes() -> None:
+    table = _preflop()
+    table.push(3, 100)
+    table.push(1, 50)
+    table.button("check")
+    table.board("2c", "7d", "9h", burn="3c")
+    table.button("allin", 3)  # seat 3 declares out of turn; seat 1 is to act
+    table.push(1, 500)  # seat 1 bets: the action to seat 3 changed
+    table.push(2, 500)
+    table.push(3, 500)  # a call of 500, not an all-in
+    assert table.actions()[-1][:3] == (3, "call", 500)
+    assert table.stacks()[3] == 9400
+
+
+def test_rule_53A_held_action_lapses_when_the_street_ends() -> None:
+    table = _preflop()
+    table.push(3, 100)
+    table.push(1, 50)
+    table.button("check")
+    table.board("2c", "7d", "9h", burn="3c")
+    table.button("check")  # seat 1
+    table.push(1, 500)  # seat 1 pushes again, out of turn: held
+    table.button("check")  # seat 2
+    table.button("check")  # seat 3: the flop is over
+    lapsed = table.events("out_of_turn")[-1]
+    assert (lapsed["seat"], lapsed["status"]) == (1, "returnable")
+    table.board("Jc", burn="4c")
+    assert table.state["to_act"] == 1 and table.stacks()[1] == 9900
+
+
+def test_card_moved_to_another_seat_leaves_the_first_seats_hand() -> None:
+    table = _preflop()
+    table.do(
+        ev(t=table.step(), event="tag_out", antenna="seat1", card="As"),
+        ev(t=table.step(), event="tag_in", antenna="seat2", card="As"),
+    )
+    assert table.engine.hand is not None
+    assert table.engine.hand.hole[1] == ["Ad"]
+    assert "As" in table.engine.hand.hole[2]
+    assert table.alerts()[-1]["type"] == "card_moved_between_seats"
+    hole = [m.payload for m in table.out if m.topic == "holecards"]
+    assert hole[-2] == hole[-2] | {"seat": 1, "cards": ["Ad"]}  # TV is told at once
+
+
+def test_rule_18_losing_hand_not_tabled_stays_private() -> None:
+    table = _to_river_heads_up({1: ["As", "Ah"], 2: ["7h", "2c"]})
+    table.shuffle()  # next hand: the pot is awarded, the loser never tabled
+    award = table.events("pot_awarded")[-1]
+    assert award["winners"] == [1] and set(award["showdown"]) == {"1"}
+    public = "\n".join(str(m.payload) for m in table.out if m.topic != "holecards")
+    assert "'7h'" not in public and "'2c'" not in public
