@@ -98,6 +98,7 @@ class HandBetting:
         self.live: set[int] = set(dealt_in)
         self.contrib: dict[int, int] = {s: 0 for s in dealt_in}
         self.zones: dict[int, Zone] = {s: Zone() for s in dealt_in}
+        self.unsettled: set[int] = set()  # zones with chips moved since their last settle
         self.declared: dict[int, Declared] = {}
         self.held: dict[int, Held] = {}
         self.actions: list[Action] = []
@@ -118,11 +119,7 @@ class HandBetting:
 
     def deadline(self) -> float | None:
         """When the oldest unsettled push must be read as settled."""
-        due = [
-            z.last_t
-            for s, z in self.zones.items()
-            if (z.pending or z.pulled) and self._can_settle(s)
-        ]
+        due = [self.zones[s].last_t for s in self.unsettled if self._can_settle(s)]
         return round(min(due) + self.settle_seconds, 6) if due else None
 
     @property
@@ -371,6 +368,7 @@ class HandBetting:
         zone = self.zones[seat]
         zone.pending[uid] = value
         zone.last_t = t
+        self.unsettled.add(seat)
 
     def chip_out(self, t: float, seat: int, uid: str) -> None:
         """A chip left the seat's bet zone (pulled back, change made, or gathered)."""
@@ -378,23 +376,25 @@ class HandBetting:
         if uid in zone.pending:
             del zone.pending[uid]
             zone.last_t = t
+            if not zone.pending and not zone.pulled:
+                self.unsettled.discard(seat)
             return
         value = zone.chips.pop(uid, None)
         if value is not None and self.to_act == seat and seat not in self.held:
             zone.pulled.append(value)  # rule 46: prior chips taken back as part of a push
             zone.last_t = t
+            self.unsettled.add(seat)
 
     def settle(self, t: float, *, only_due: bool, except_seat: int | None = None) -> None:
         """Read pushes as settled: those quiet for settle_seconds, or all of them."""
-        while True:
-            ready = [
-                (z.last_t, s)
-                for s, z in self.zones.items()
-                if (z.pending or z.pulled)
-                and s != except_seat
-                and self._can_settle(s)
-                and (not only_due or round(z.last_t + self.settle_seconds, 6) <= t)
-            ]
+        while self.unsettled:
+            ready = []
+            for s in self.unsettled:
+                last = self.zones[s].last_t
+                if s == except_seat or not self._can_settle(s):
+                    continue
+                if not only_due or round(last + self.settle_seconds, 6) <= t:
+                    ready.append((last, s))
             if not ready:
                 return
             _last, seat = min(ready)
@@ -402,6 +402,7 @@ class HandBetting:
 
     def _settle(self, t: float, seat: int) -> None:
         zone = self.zones[seat]
+        self.unsettled.discard(seat)
         if self.phase == "posting":
             self._post(t, seat, zone)
             return

@@ -119,6 +119,10 @@ class Engine:
         self.t = 0.0
         self._out: list[Message] = []
         self._last_state: dict[str, Any] | None = None
+        # Every change of the public state comes with an event, a hole card, a board card
+        # or a command: only then is the snapshot rebuilt and compared.
+        self._dirty = True
+        self._pots_cache: tuple[int, list[dict[str, Any]]] = (-1, [])
 
     # ------------------------------------------------------------------ public API
 
@@ -140,7 +144,8 @@ class Engine:
         elif isinstance(event, Tick):
             pass
         self._finish_if_complete()
-        self._publish_state_if_changed()
+        if self._dirty or isinstance(event, Command):
+            self._publish_state_if_changed()
         out, self._out = self._out, []
         return out
 
@@ -172,6 +177,15 @@ class Engine:
     def lamps(self) -> dict[str, bool]:
         """Lamp states the shell drives: `allin<N>` (RP-1), `pending`, `floor`, `fault`."""
         return {f"allin{n}": self._seat_status(n) == "allin" for n in self.seats}
+
+    def _pots(self, betting: HandBetting | None) -> list[dict[str, Any]]:
+        """The public pots; they change only with an event, so they are kept per seq."""
+        if betting is None:
+            return []
+        if self._pots_cache[0] != self.seq:
+            pots = [{"amount": p.amount, "eligible": list(p.eligible)} for p in betting.pots()]
+            self._pots_cache = (self.seq, pots)
+        return [dict(p) for p in self._pots_cache[1]]
 
     def snapshot(self) -> dict[str, Any]:
         """The public state snapshot (no hole card unless the rules turned it face up)."""
@@ -224,6 +238,7 @@ class Engine:
         self._alert(kind, severity, message, **fields)
 
     def _event(self, kind: str, **fields: Any) -> None:
+        self._dirty = True
         self.seq += 1
         payload: dict[str, Any] = {
             "type": kind,
@@ -249,6 +264,7 @@ class Engine:
 
     def _holecards(self, seat: int, cards: list[str]) -> None:
         assert self.hand is not None
+        self._dirty = True
         payload = {
             "table": self.spec.table,
             "hand": self.hand.number,
@@ -259,6 +275,7 @@ class Engine:
         self._out.append(Message(topics.HOLECARDS, payload, qos=1, retain=False))
 
     def _publish_state_if_changed(self) -> None:
+        self._dirty = False
         state = self.snapshot()
         comparable = {k: v for k, v in state.items() if k not in ("t", "seq")}
         if comparable == self._last_state:
@@ -615,6 +632,7 @@ class Engine:
             if others or card in hand.board:
                 return
             hand.board.append(card)
+            self._dirty = True
             street = BOARD_STREET.get(len(hand.board))
             if street is not None:
                 hand.street = street
