@@ -520,3 +520,37 @@ def test_rule_18_losing_hand_not_tabled_stays_private() -> None:
     assert award["winners"] == [1] and set(award["showdown"]) == {"1"}
     public = "\n".join(str(m.payload) for m in table.out if m.topic != "holecards")
     assert "'7h'" not in public and "'2c'" not in public
+
+
+def test_rule_14_hand_pushed_forward_but_not_into_the_muck_stays_live() -> None:
+    table = _to_river_heads_up({1: ["As", "Ah"], 2: ["7h", "2c"]})
+    # Seat 1 discards face down: the cards leave its antenna but never reach the muck.
+    table.do(*[ev(t=table.step(), event="tag_out", antenna="seat1", card=c) for c in ("As", "Ah")])
+    assert table.state["seats"]["1"]["status"] == "active"
+    table.push_pot()
+    assert table.events("pot_awarded")[-1]["winners"] == [1]
+
+
+def test_rule_65_killed_hand_gets_its_uncalled_bet_back() -> None:
+    table = Table(button=2, seats=(1, 2))
+    table.shuffle()
+    table.push(2, 25, 25)
+    table.push(1, 100)
+    table.deal({1: ["As", "Ah"], 2: ["7h", "2c"]})
+    table.push(2, 25, 25)
+    table.button("check")
+    table.board("3d", "8s", "Td", burn="5c")
+    table.push(1, 500)  # seat 1 bets
+    table.fold(1)  # the dealer kills seat 1's hand by mistake before seat 2 acts
+    returned = table.events("uncalled_bet_returned")
+    assert [(r["seat"], r["amount"]) for r in returned] == [(1, 500)]
+    assert table.events("pot_awarded")[-1]["winners"] == [2]
+    assert table.stacks() == {1: 9900, 2: 10_100}
+
+
+def test_rule_42_raise_declared_then_the_full_amount_in_one_push() -> None:
+    table = _preflop()
+    table.button("raise")  # method 3: "raise" declared before the chips
+    table.push(3, 100, 100, 25, 25, 25, 25)  # 300 in one motion
+    assert table.actions()[-1][:3] == (3, "raise", 300)
+    assert table.events("action")[-1]["declared"] == "raise"
