@@ -75,3 +75,19 @@ def test_replay_profile_option_is_validated() -> None:
     result = replay(TRACES[0], "--profile", "wild-west")
     assert result.returncode == 2
     assert "wild-west" in result.stderr.decode()
+
+
+def test_replay_profile_adds_the_house_rule_numbers_and_changes_nothing_else() -> None:
+    trace = SCENARIOS / "rule16_example2_side_pot.jsonl"
+    default = [json.loads(line) for line in replay(trace).stdout.decode().splitlines()]
+    house = [
+        json.loads(line)
+        for line in replay(trace, "--profile", "tda-2015").stdout.decode().splitlines()
+    ]
+    assert len(default) == len(house)
+    cited = 0
+    for a, b in zip(default, house, strict=True):
+        extra = b["payload"].pop("profile_rule", None)
+        cited += extra is not None
+        assert a == b
+    assert cited >= 3  # rules 23, 16 and RP-1 at least, in 2015 numbering

@@ -16,6 +16,8 @@ from controller.engine.positions import (
     waits_for_button,
 )
 from controller.messages import Message
+from controller.rules import RuleError
+from controller.rules.profiles import get_profile, rule_ref
 from controller.trace import Badge, ButtonPress, Command, Event, TagIn, TagOut, Tick
 
 STREETS = ("preflop", "flop", "turn", "river")
@@ -105,6 +107,7 @@ class Engine:
         chips: ChipResolver | None = None,
     ) -> None:
         self.spec = spec
+        self.profile = get_profile(spec.profile)
         self.deck = deck
         self.chips = chips
         self.seats: dict[int, Seat] = {n: Seat(n) for n in range(1, spec.seats + 1)}
@@ -248,6 +251,13 @@ class Engine:
             "t": self.t,
         }
         payload.update(fields)
+        rule = fields.get("rule")
+        if rule and self.profile.name != "tda-2019":
+            # `rule` stays the TDA 2019 number (CONTRACT); the house's own number is added.
+            try:
+                payload["profile_rule"] = rule_ref(self.profile, rule)
+            except RuleError:
+                pass
         self._out.append(Message(topics.EVENTS, payload, qos=1, retain=False))
 
     def _alert(self, kind: str, severity: str, message: str, **fields: Any) -> None:
@@ -352,7 +362,15 @@ class Engine:
 
     def _button(self, press: ButtonPress) -> None:
         if press.name == "shuffler":
-            self._start_hand("shuffler")
+            if "shuffler" in self.profile.hand_start_triggers:
+                self._start_hand("shuffler")
+            else:
+                self._alert(
+                    "shuffler_not_a_trigger",
+                    "info",
+                    f"under profile {self.profile.name} the hand starts when the dealer "
+                    "lifts the cards (the first card read), not on the shuffler button",
+                )
             return
         betting = self.hand.betting if self.hand else None
         if betting is None:
@@ -587,6 +605,9 @@ class Engine:
         hand = self.hand
         if tag.antenna.startswith("seat"):
             seat = int(tag.antenna[4:])
+            if hand is None and "first_card" in self.profile.hand_start_triggers:
+                self._start_hand("first_card")  # e.g. Casinos Austria: the dealer lifts
+                hand = self.hand
             if hand is None:
                 self._alert(
                     "card_outside_hand",
