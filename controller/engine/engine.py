@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -254,10 +255,8 @@ class Engine:
         rule = fields.get("rule")
         if rule and self.profile.name != "tda-2019":
             # `rule` stays the TDA 2019 number (CONTRACT); the house's own number is added.
-            try:
+            with contextlib.suppress(RuleError):  # not a TDA number, e.g. "fixed-limit"
                 payload["profile_rule"] = rule_ref(self.profile, rule)
-            except RuleError:
-                pass
         self._out.append(Message(topics.EVENTS, payload, qos=1, retain=False))
 
     def _alert(self, kind: str, severity: str, message: str, **fields: Any) -> None:
