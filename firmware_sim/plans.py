@@ -50,7 +50,7 @@ def _apply(rnd: BettingRound, d: Decision) -> None:
 
 def random_hand(engine: Engine, dealer: TableDealer, rng: random.Random) -> list[Event]:
     """The physical events of one random hand at the engine's table (not applied)."""
-    shadow = copy.deepcopy(engine)
+    shadow = copy.deepcopy(engine, {id(engine.profile): engine.profile})  # profiles are read-only
     shadow.apply(ButtonPress(dealer.clock.t, "shuffler"))
     hand = shadow.hand
     if hand is None:

@@ -14,6 +14,8 @@ import pytest
 from controller.cli import demo_script
 from controller.config import Config, load_config
 from controller.daemon import Daemon
+from controller.messages import Message
+from controller.schema import validate
 from controller.trace import ButtonPress
 from firmware_sim.dealer import DealerClock, Decision, HandPlan, TableDealer, seat_players
 from firmware_sim.player import ScriptPlayer
@@ -136,6 +138,12 @@ def test_end_to_end_hand_on_real_broker_and_ptys(table, mosquitto_acl) -> None: 
         found = {c.strip('"') for c in CARD.findall(m.payload.decode())}
         assert not found & hole_cards, f"hole card leaked on {m.topic}"
         assert found <= board
+
+    # Everything published, as the room and TV received it, matches its schema.
+    for m in [*room.messages(), *tv.messages()]:
+        kind = m.topic.rsplit("/", 1)[1]
+        retain = kind in ("state", "status")  # live deliveries carry retain=False anyway
+        validate(Message(kind, json.loads(m.payload), 1, retain))
 
     # Retained state and status are there for a late subscriber; hole cards never are.
     late = Subscriber(mosquitto_acl, f"{PREFIX}/#", username="room")
