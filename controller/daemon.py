@@ -24,6 +24,9 @@ from controller.trace import Command, Event, Tick, parse_event
 
 log = logging.getLogger("tablectl.daemon")
 
+FAULTS = frozenset({"reader_disconnected", "reader_silent", "antenna_mismatch"})
+RECOVERIES = frozenset({"reader_reconnected", "reader_recovered"})
+
 
 @dataclass(frozen=True, slots=True)
 class DeviceAlert:
@@ -60,6 +63,7 @@ class Daemon:
         self.buttons: Any = None
         self.lamps: Any = None
         self.applied = 0
+        self.faulty: set[str] = set()
         self._thread: threading.Thread | None = None
         self._stopping = threading.Event()
 
@@ -237,6 +241,7 @@ class Daemon:
         if isinstance(item, DeviceAlert):
             message = self._alert_message(item.kind, item.message, item.details, item.severity)
             self._publish(message)
+            self._fault_lamp(item)
             return [message]
         t = max(item.t, self.last_t)
         if isinstance(item, Command):
@@ -271,6 +276,19 @@ class Daemon:
         }
         payload.update(details)
         return Message(ALERTS, payload)
+
+    def _fault_lamp(self, alert: DeviceAlert) -> None:
+        """The panel's fault lamp shows a reader board that is not answering."""
+        if self.lamps is None:
+            return
+        reader = str(alert.details.get("reader", ""))
+        if alert.kind in FAULTS:
+            self.faulty.add(reader or alert.kind)
+        elif alert.kind in RECOVERIES:
+            self.faulty.discard(reader or alert.kind)
+        else:
+            return
+        self.lamps.set("fault", bool(self.faulty))
 
     def _update_lamps(self) -> None:
         if self.lamps is None:

@@ -213,3 +213,32 @@ def test_restart_recovers_state_and_seq_from_journal(
         room.close()
     finally:
         second.stop()
+
+
+def test_reader_board_going_away_alerts_the_floor_and_lights_the_fault_lamp(table) -> None:  # type: ignore[no-untyped-def]
+    daemon, room, _tv = table
+    fault_pin = daemon.config.gpio.lamps["fault"]
+    assert daemon.gpio.level(fault_pin) is False
+    daemon.sim_boards["chip_reader"].stop()  # the chip board dies (USB pulled, power lost)
+
+    def reader_alert(msgs: list[Received]) -> bool:
+        alerts = [json.loads(m.payload) for m in msgs if m.topic.endswith("/alerts")]
+        return any(a["type"] in ("reader_silent", "reader_disconnected") for a in alerts)
+
+    assert room.wait_for(reader_alert, 15)
+    alert = next(
+        json.loads(m.payload)
+        for m in room.messages(f"{PREFIX}/alerts")
+        if json.loads(m.payload)["type"] in ("reader_silent", "reader_disconnected")
+    )
+    assert alert["severity"] == "critical" and alert["reader"] == "chip_reader"
+    deadline = time.monotonic() + 5
+    while not daemon.gpio.level(fault_pin) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert daemon.gpio.level(fault_pin) is True
+    # The table goes on: a room command is still applied while the board is away.
+    room.publish(f"{PREFIX}/cmd/seat", b'{"seat": 5, "player": "Eva", "stack": 1000}')
+    deadline = time.monotonic() + 5
+    while daemon.engine.seats[5].player != "Eva" and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert daemon.engine.seats[5].player == "Eva"
