@@ -21,7 +21,6 @@ from controller.rules import RuleError
 from controller.rules.profiles import get_profile, rule_ref
 from controller.trace import Badge, ButtonPress, Command, Event, TagIn, TagOut, Tick
 
-STREETS = ("preflop", "flop", "turn", "river")
 BOARD_STREET = {3: "flop", 4: "turn", 5: "river"}
 
 
