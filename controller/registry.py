@@ -9,9 +9,11 @@ import tempfile
 import tomllib
 from collections.abc import Iterator, Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 from controller.errors import RegistryError
+
+V = TypeVar("V")
 
 RANKS = "23456789TJQKA"
 SUITS = "cdhs"
@@ -58,10 +60,35 @@ def _check_uid(uid: object) -> str:
     return uid
 
 
-class DeckRegistry:
+class _TagMap(Generic[V]):
+    """What both registries share: an ordered uid -> value map, looked up case-insensitively."""
+
+    __slots__ = ("_by_uid", "id")
+    _by_uid: dict[str, V]
+    id: str
+
+    def items(self) -> Iterator[tuple[str, V]]:
+        """(uid, value) pairs in the registry's canonical order."""
+        return iter(self._by_uid.items())
+
+    def as_dict(self) -> dict[str, V]:
+        """A copy of the uid -> value mapping, in canonical order."""
+        return dict(self._by_uid)
+
+    def __contains__(self, uid: object) -> bool:
+        return isinstance(uid, str) and uid.upper() in self._by_uid
+
+    def __len__(self) -> int:
+        return len(self._by_uid)
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(id={self.id!r}, tags={len(self)})"
+
+
+class DeckRegistry(_TagMap[str]):
     """A registered deck: each of the 52 cards has exactly one tag uid."""
 
-    __slots__ = ("_by_card", "_by_uid", "id")
+    __slots__ = ("_by_card",)
 
     def __init__(self, deck_id: str, mapping: Mapping[str, str]) -> None:
         """Validate `mapping` (uid -> card); RegistryError names the problem."""
@@ -99,28 +126,11 @@ class DeckRegistry:
         """The tag uid of a card; KeyError for a name that is not a card."""
         return self._by_card[card]
 
-    def items(self) -> Iterator[tuple[str, str]]:
-        """(uid, card) pairs in canonical card order."""
-        return iter(self._by_uid.items())
 
-    def as_dict(self) -> dict[str, str]:
-        """A copy of the uid -> card mapping, in canonical card order."""
-        return dict(self._by_uid)
-
-    def __contains__(self, uid: object) -> bool:
-        return isinstance(uid, str) and uid.upper() in self._by_uid
-
-    def __len__(self) -> int:
-        return len(self._by_uid)
-
-    def __repr__(self) -> str:
-        return f"DeckRegistry(id={self.id!r}, tags={len(self)})"
-
-
-class ChipRegistry:
+class ChipRegistry(_TagMap[int]):
     """Registered chips: tag uid -> value (positive integer)."""
 
-    __slots__ = ("_by_uid", "denominations", "id")
+    __slots__ = ("denominations",)
 
     def __init__(
         self,
@@ -156,23 +166,6 @@ class ChipRegistry:
     def value_of(self, uid: str) -> int | None:
         """A chip's value, or None for a tag that is not a registered chip."""
         return self._by_uid.get(uid.upper())
-
-    def items(self) -> Iterator[tuple[str, int]]:
-        """(uid, value) pairs ordered by value, then uid."""
-        return iter(self._by_uid.items())
-
-    def as_dict(self) -> dict[str, int]:
-        """A copy of the uid -> value mapping, ordered by value, then uid."""
-        return dict(self._by_uid)
-
-    def __contains__(self, uid: object) -> bool:
-        return isinstance(uid, str) and uid.upper() in self._by_uid
-
-    def __len__(self) -> int:
-        return len(self._by_uid)
-
-    def __repr__(self) -> str:
-        return f"ChipRegistry(id={self.id!r}, tags={len(self)})"
 
 
 # ---------------------------------------------------------------------------- reading

@@ -55,7 +55,7 @@ class Held:
     """An out-of-turn push or fold waiting for its seat's turn (rule 53)."""
 
     action: HeldAction
-    ruling: PushRuling | None
+    ruling: PushRuling
 
 
 @dataclass(frozen=True, slots=True)
@@ -424,7 +424,9 @@ class HandBetting:
             return
         declared = self.declared.get(seat)
         try:
-            ruling = self._interpret(rnd, seat, new, prior, pulled, declared)
+            ruling = rnd.interpret_push(
+                seat, new_chips=new, prior_chips=prior, pulled_back=pulled, declared=declared
+            )
         except RuleError as exc:
             self.emit.alert(
                 "push_refused", "warning", f"seat {seat}: {exc}", seat=seat, rule=exc.rule
@@ -434,19 +436,6 @@ class HandBetting:
             self._hold(seat, ruling)
             return
         self._apply_ruling(t, seat, ruling)
-
-    def _interpret(
-        self,
-        rnd: BettingRound,
-        seat: int,
-        new: list[int],
-        prior: list[int],
-        pulled: list[int],
-        declared: Declared | None,
-    ) -> PushRuling:
-        return rnd.interpret_push(
-            seat, new_chips=new, prior_chips=prior, pulled_back=pulled, declared=declared
-        )
 
     def _apply_ruling(self, t: float, seat: int, ruling: PushRuling) -> None:
         rnd = self.round
@@ -642,7 +631,7 @@ class HandBetting:
                 to_act=seat,
                 rule=resolution.rule,
             )
-            if resolution.binding and held.ruling is not None:
+            if resolution.binding:
                 self._apply_ruling(t, seat, held.ruling)
                 return
 

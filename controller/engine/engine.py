@@ -147,19 +147,24 @@ class Engine:
         elif isinstance(event, Tick):
             pass
         self._finish_if_complete()
-        if self._dirty or isinstance(event, Command):
+        if self._dirty:
             self._publish_state_if_changed()
         out, self._out = self._out, []
         return out
 
+    @property
+    def _betting(self) -> HandBetting | None:
+        """The betting of the hand in progress, if any."""
+        return self.hand.betting if self.hand is not None else None
+
     def deadline(self) -> float | None:
         """The trace time at which the engine wants a `tick`, or None."""
-        betting = self.hand.betting if self.hand else None
+        betting = self._betting
         return betting.deadline() if betting else None
 
     def _settle_before(self, event: Event) -> None:
         """A push is settled when quiet long enough, or by any later input (CONTRACT 2)."""
-        betting = self.hand.betting if self.hand else None
+        betting = self._betting
         if betting is None:
             return
         if isinstance(event, Tick):
@@ -173,12 +178,12 @@ class Engine:
             betting.settle(event.t, only_due=False)
 
     def _finish_if_complete(self) -> None:
-        betting = self.hand.betting if self.hand is not None else None
+        betting = self._betting
         if betting is not None and betting.phase == "complete":
             self._complete_hand()
 
     def lamps(self) -> dict[str, bool]:
-        """Lamp states the shell drives: `allin<N>` (RP-1), `pending`, `floor`, `fault`."""
+        """The all-in lamps, `allin<N>` (RP-1); the shell drives the fault lamp itself."""
         return {f"allin{n}": self._seat_status(n) == "allin" for n in self.seats}
 
     def _pots(self, betting: HandBetting | None) -> list[dict[str, Any]]:
@@ -294,6 +299,7 @@ class Engine:
     # ------------------------------------------------------------------ commands
 
     def _command(self, cmd: Command) -> None:
+        self._dirty = True  # seats, stacks, level and button are public without an event
         args = cmd.args
         if cmd.name == "level":
             level = Level(
@@ -370,7 +376,7 @@ class Engine:
                     "lifts the cards (the first card read), not on the shuffler button",
                 )
             return
-        betting = self.hand.betting if self.hand else None
+        betting = self._betting
         if betting is None:
             self._alert(
                 "button_out_of_hand",
