@@ -16,7 +16,7 @@ from pathlib import Path
 
 from controller.config import Config, load_config
 from controller.errors import TableError
-from controller.trace import Event, load_trace
+from controller.trace import Badge, Event, load_trace
 
 DEFAULT_SIM_CONFIG = Path("examples/sim-table.toml")
 
@@ -33,11 +33,10 @@ def _config(path: Path | None, profile: str | None = None) -> Config:
 
 def cmd_replay(args: argparse.Namespace) -> int:
     """`tablectl replay TRACE --config FILE [--profile NAME]`."""
-    from controller.replay import replay
+    from controller.replay import replay_path
 
     config = _config(args.config, args.profile)
-    events = load_trace(args.trace)
-    replay(config, events, sys.stdout)
+    replay_path(config, args.trace, sys.stdout)
     return 0
 
 
@@ -94,13 +93,28 @@ def demo_script(config: Config, hands: int, seed: int) -> list[Event]:
         shadow.apply(event)
     rng = random.Random(seed)
     dealer = TableDealer(DealerClock(0.5), settle=config.rules.settle_seconds)
-    for _ in range(hands):
+    badge = _demo_dealer_badge(config)
+    for number in range(hands):
         hand = random_hand(shadow, dealer, rng)
+        if number == 0 and badge is not None and hand:
+            # The dealer taps the badge in as the first hand starts (dealer push, rule 23).
+            t = hand[0].t
+            hand[1:1] = [Badge(t, badge), Badge(t, badge, removed=True)]
         for event in hand:
             shadow.apply(event)
         events.extend(hand)
         dealer.clock.step(1.0)
     return events
+
+
+def _demo_dealer_badge(config: Config) -> str | None:
+    """The first dealer's badge uid, on a table with a simulated badge reader."""
+    if config.badge.backend != "sim" or config.badge.staff is None:
+        return None
+    from controller.staff import load_staff
+
+    dealers = [m for m in load_staff(config.badge.staff).members() if m.role == "dealer"]
+    return dealers[0].uid if dealers else None
 
 
 class _Watcher:
@@ -150,9 +164,12 @@ def cmd_sim(args: argparse.Namespace) -> int:
     if not args.keep_journal:
         journal_dir = Path(tempfile.mkdtemp(prefix="tablectl-sim-"))
         config = dataclasses.replace(
-            config, journal=dataclasses.replace(config.journal, path=journal_dir / "sim.journal")
+            config,
+            journal=dataclasses.replace(
+                config.journal, path=journal_dir / "sim.journal", directory=None
+            ),
         )
-    print(f"journal: {config.journal.path}", flush=True)
+    print(f"journal: {config.journal.directory or config.journal.path}", flush=True)
     script = args.script or config.sim.script
     hands = args.hands if args.hands is not None else (config.sim.hands or 3)
     events = load_trace(script) if script else demo_script(config, hands, args.seed)
@@ -223,7 +240,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_sim)
 
     p = sub.add_parser("replay", help="feed a trace through the engine, print every message")
-    p.add_argument("trace", type=Path)
+    p.add_argument(
+        "trace", type=Path, help="a trace or journal file, or a journal directory (all segments)"
+    )
     p.add_argument("--config", type=Path, required=True)
     p.add_argument("--profile", default=None)
     p.set_defaults(func=cmd_replay)

@@ -57,6 +57,7 @@ class GpioConfig:
     allin_lamps: dict[int, int] = field(default_factory=dict)  # seat -> pin
     lamps: dict[str, int] = field(default_factory=dict)  # floor / pending / fault -> pin
     bounce_ms: int = 50
+    sim_socket: Path | None = None  # sim backend: unix socket taking presses from outside
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,6 +66,7 @@ class BadgeConfig:
 
     backend: str = "none"  # "none", "sim" or "pcsc"
     reader: str | None = None  # PC/SC reader name substring
+    staff: Path | None = None  # staff registry file (required unless backend = "none")
 
 
 @dataclass(frozen=True, slots=True)
@@ -103,6 +105,13 @@ class JournalConfig:
     # fdatasync'd in the background every `fsync_interval` s; "never": flush only.
     fsync: str = "interval"
     fsync_interval: float = 0.1
+    # A directory of segments instead of one file (exclusive with `path`): a segment is
+    # rotated between hands once it reaches max_segment_mb, each new one opening with an
+    # engine checkpoint; older ones are deleted beyond keep_segments / keep_days (0: keep).
+    directory: Path | None = None
+    max_segment_mb: float = 16.0
+    keep_segments: int = 0
+    keep_days: float = 90.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -510,10 +519,18 @@ def _seat_pins(
 
 def _load_gpio(path: Path, data: dict[str, Any], devices: dict[str, Any], seats: int) -> GpioConfig:
     dev = _Section(
-        _Where(path, "devices.gpio"), _sub(path, devices, "devices.gpio"), ("backend", "bounce_ms")
+        _Where(path, "devices.gpio"),
+        _sub(path, devices, "devices.gpio"),
+        ("backend", "bounce_ms", "sim_socket"),
     )
     backend = dev.choice("backend", ("sim", "rpi"), _GPIO.backend)
     bounce_ms = dev.int_("bounce_ms", _GPIO.bounce_ms, lo=0, hi=1000)
+    socket_value = dev.str_("sim_socket")
+    if socket_value is not None and backend != "sim":
+        raise dev.error("sim_socket", 'only for backend = "sim" (a real table has real buttons)')
+    sim_socket = None
+    if socket_value is not None:
+        sim_socket = _resolve(Path(os.path.abspath(path)).parent, socket_value)
     s = _Section(
         _Where(path, "pins"),
         _sub(path, data, "pins"),
@@ -533,17 +550,26 @@ def _load_gpio(path: Path, data: dict[str, Any], devices: dict[str, Any], seats:
         allin_lamps=allin_lamps,
         lamps=lamps,
         bounce_ms=bounce_ms,
+        sim_socket=sim_socket,
     )
 
 
-def _load_badge(path: Path, devices: dict[str, Any]) -> BadgeConfig:
+def _load_badge(path: Path, devices: dict[str, Any], base: Path) -> BadgeConfig:
     s = _Section(
         _Where(path, "devices.badge_reader"),
         _sub(path, devices, "devices.badge_reader"),
-        ("backend", "reader"),
+        ("backend", "reader", "staff"),
     )
     backend = s.choice("backend", ("none", "sim", "pcsc"), _BADGE.backend)
-    return BadgeConfig(backend=backend, reader=s.str_("reader"))
+    reader = s.str_("reader")
+    staff = _existing_file(s, "staff", base)
+    if staff is None and backend != "none":
+        raise s.error(
+            "staff",
+            f'required with backend = "{backend}" (the staff registry file, e.g. '
+            '"staff/sim-staff.toml")',
+        )
+    return BadgeConfig(backend=backend, reader=reader, staff=staff)
 
 
 def _load_credentials(section: _Section, base: Path) -> tuple[Path | None, str | None, str | None]:
@@ -637,19 +663,54 @@ def _load_journal(path: Path, data: dict[str, Any], base: Path) -> JournalConfig
     s = _Section(
         _Where(path, "journal"),
         _sub(path, data, "journal"),
-        ("path", "fsync", "fsync_interval"),
+        (
+            "path",
+            "directory",
+            "fsync",
+            "fsync_interval",
+            "max_segment_mb",
+            "keep_segments",
+            "keep_days",
+        ),
     )
     fsync = s.choice("fsync", FSYNC_POLICIES, "interval")
     interval = s.float_("fsync_interval", 0.1)
     if not 0 < interval <= 5:
         raise s.error("fsync_interval", f"must be in (0, 5] seconds, got {interval}")
     value = s.str_("path")
-    if value is None:
+    folder = s.str_("directory")
+    if value is not None and folder is not None:
+        raise s.error("directory", "give either path (one file) or directory (segments), not both")
+    if folder is None:
+        for key in ("max_segment_mb", "keep_segments", "keep_days"):
+            if s.has(key):
+                raise s.error(key, "applies to a segmented journal only (set directory)")
+    if value is None and folder is None:
         return JournalConfig(fsync=fsync, fsync_interval=float(interval))
-    journal = _resolve(base, value)
-    if journal.is_dir():
-        raise s.error("path", f"{journal} is a directory (expected a file path)")
-    return JournalConfig(path=journal, fsync=fsync, fsync_interval=float(interval))
+    if value is not None:
+        journal = _resolve(base, value)
+        if journal.is_dir():
+            raise s.error("path", f"{journal} is a directory (expected a file path)")
+        return JournalConfig(path=journal, fsync=fsync, fsync_interval=float(interval))
+    assert folder is not None
+    directory = _resolve(base, folder)
+    if directory.exists() and not directory.is_dir():
+        raise s.error("directory", f"{directory} is not a directory")
+    max_mb = s.float_("max_segment_mb", 16.0)
+    if not 0.01 <= max_mb <= 1024:
+        raise s.error("max_segment_mb", f"must be in [0.01, 1024] MiB, got {max_mb:g}")
+    keep_segments = s.int_("keep_segments", 0, lo=0)
+    keep_days = s.float_("keep_days", 90.0)
+    if keep_days < 0:
+        raise s.error("keep_days", f"must be >= 0 (0: no age limit), got {keep_days:g}")
+    return JournalConfig(
+        fsync=fsync,
+        fsync_interval=float(interval),
+        directory=directory,
+        max_segment_mb=float(max_mb),
+        keep_segments=keep_segments,
+        keep_days=float(keep_days),
+    )
 
 
 def _load_sim(path: Path, data: dict[str, Any], base: Path) -> SimConfig:
@@ -684,7 +745,7 @@ def load_config(path: Path, *, profile_override: str | None = None) -> Config:
     devices = _Section(_Where(path, "devices"), _sub(path, data, "devices"), _DEVICES).data
     card_reader, chip_reader = _load_readers(path, devices, table.seats)
     gpio = _load_gpio(path, data, devices, table.seats)
-    badge = _load_badge(path, devices)
+    badge = _load_badge(path, devices, base)
     broker = _load_broker(path, data, table, base)
     return Config(
         path=Path(os.path.abspath(path)),

@@ -3,29 +3,38 @@
 from __future__ import annotations
 
 import dataclasses
-import json
+import itertools
 import logging
 import queue
+import secrets
 import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
-from controller import __version__
+from controller import __version__, sdnotify
+from controller.commands import CommandError, parse_room_command
 from controller.config import BrokerConfig, Config, ReaderConfig
+from controller.delivery import AckedMark, Redelivery, acked_path
 from controller.engine import Engine
-from controller.errors import DeviceError, TableError, TraceError
-from controller.journal import Journal
-from controller.messages import ALERTS, EVENTS, Message
+from controller.engine.checkpoint import checkpoint, restore
+from controller.errors import DeviceError, JournalError, TableError
+from controller.journal import InputJournal, open_journal
+from controller.messages import ALERTS, REPLIES, STATE, Message
 from controller.publisher import Publisher
 from controller.replay import build_engine
-from controller.trace import Command, Event, Tick, parse_event
+from controller.trace import Command, Device, Event, TagIn, TagOut, Tick
 
 log = logging.getLogger("tablectl.daemon")
 
 FAULTS = frozenset({"reader_disconnected", "reader_silent", "antenna_mismatch"})
 RECOVERIES = frozenset({"reader_reconnected", "reader_recovered"})
+#: After a restart no timer fires until every reader has re-read its antennas (or this
+#: many seconds passed), and chips the catch-up adds to a push the crash cut short are
+#: dated to the last journaled input: the push is read whole, not settled in two halves.
+RESYNC_TIMEOUT = 15.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,6 +45,15 @@ class DeviceAlert:
     message: str
     details: dict[str, Any]
     severity: str = "warning"
+
+
+@dataclass(frozen=True, slots=True)
+class RefusedCommand:
+    """A malformed room command: answered on `replies`, never journaled nor applied."""
+
+    name: str
+    request_id: str | None
+    error: str
 
 
 class Daemon:
@@ -52,26 +70,75 @@ class Daemon:
         self.broker = broker or config.broker
         self.clock = clock
         self.engine: Engine = build_engine(config)
-        self.queue: queue.Queue[Event | DeviceAlert | None] = queue.Queue()
-        self.journal: Journal | None = None
+        self.queue: queue.Queue[Event | DeviceAlert | RefusedCommand | None] = queue.Queue()
+        self.journal: InputJournal | None = None
         self.epoch = clock()
         self.last_t = 0.0
         self.publisher: Publisher | None = None
         self.sim_boards: dict[str, Any] = {}
         self.readers: list[Any] = []
+        self.badge_reader: Any = None  # drivers.badge.BadgeReader, when configured
+        self.sim_badge: Any = None  # the same, when it is the simulated one
         self.gpio: Any = None
         self.buttons: Any = None
         self.lamps: Any = None
         self.applied = 0
         self.faulty: set[str] = set()
+        self._draw_asked: tuple[str, int] | None = None
         self._thread: threading.Thread | None = None
         self._stopping = threading.Event()
+        # systemd (controller/sdnotify.py): watchdog period (half of WatchdogSec) and status
+        self._watchdog_period: float | None = None
+        self._watchdog_next = 0.0
+        self._status_sent = ""
+        self._request_ids = itertools.count(1)
+        # resilience: device availability as journaled, restart resync, delivery mark
+        self.device_states: dict[str, str] = {}  # name -> "offline"/"online" (journaled)
+        self.tag_view: dict[str, list[str]] = {}  # antenna -> uids, as journaled
+        self._resyncing: set[str] = set()  # readers not re-read since the restart
+        self._resync_by = 0.0
+        self._cut_pushes: set[str] = set()  # bet zones with a push the crash interrupted
+        self._crash_t = 0.0  # the last journaled input's t
+        self.acked: AckedMark | None = None
 
     # ------------------------------------------------------------------ time and input
 
     def now(self) -> float:
         """Trace time: seconds since the journal began."""
         return max(0.0, round(self.clock() - self.epoch, 6))
+
+    def submit_device(self, name: str, state: str) -> None:
+        """A reader's availability changed (thread-safe): queued as a `Device` input.
+
+        The loop journals it only when it differs from the journaled state, so a restart
+        that finds the boards in place adds nothing, and one that finds a board gone (or
+        back) records exactly that change.
+        """
+        self.queue.put(Device(t=self.now(), name=name, state=state))
+        if name in self._resyncing:  # after the catch-up it queued (same driver thread)
+            self._resyncing.discard(name)
+            if not self._resyncing:
+                log.info("readers resynchronised after the restart")
+
+    def submit_reader_event(self, name: str, event: TagIn | TagOut) -> None:
+        """A reader's tag event (thread-safe). During the catch-up after a restart, a chip
+        added to a push the crash cut short is dated to the last journaled input, so the
+        push reads as one; everything else is dated now (a push begun while the daemon was
+        down goes on normally once it is back)."""
+        if (
+            name in self._resyncing
+            and isinstance(event, TagIn)
+            and event.antenna in self._cut_pushes
+        ):
+            event = dataclasses.replace(event, t=self._crash_t)
+        self.queue.put(event)
+
+    def _resync_pending(self) -> bool:
+        """True while timers wait for the readers' catch-up after a restart."""
+        if self._resyncing and time.monotonic() >= self._resync_by:
+            log.warning("readers not resynchronised after %.0f s: going on", RESYNC_TIMEOUT)
+            self._resyncing = set()
+        return bool(self._resyncing)
 
     def submit(self, event: Event) -> None:
         """Queue an input event (thread-safe; called from driver threads)."""
@@ -82,20 +149,25 @@ class Daemon:
         severity = "critical" if kind.endswith(("disconnected", "silent")) else "warning"
         self.queue.put(DeviceAlert(kind, message, dict(details), severity))
 
+    def next_request_id(self) -> str:
+        """A request id for a room command that came without one (unique within this run)."""
+        return f"auto-{next(self._request_ids)}"
+
     def submit_command(self, name: str, payload: bytes) -> None:
-        """A room command from MQTT `cmd/<name>`; malformed ones become alerts."""
+        """A room command from MQTT `cmd/<name>`: queued if valid, else answered as refused.
+
+        A valid command is journaled and applied by the loop, and the engine answers it on
+        `replies`; a malformed one changes nothing and gets an `ok: false` reply plus a
+        `command_malformed` alert (controller/commands.py says what is malformed).
+        """
         try:
-            obj = json.loads(payload)
-            if not isinstance(obj, dict):
-                raise TraceError("command payload must be a JSON object")
-            obj.setdefault("name", name)
-            if obj["name"] != name:
-                raise TraceError(f"topic says {name!r} but payload says {obj['name']!r}")
-            obj["event"] = "command"
-            obj["t"] = 0.0
-            event = parse_event(obj)
-        except (ValueError, TraceError) as exc:
-            self.submit_alert("command_malformed", f"command {name!r} refused: {exc}", {})
+            event = parse_room_command(name, payload, t=self.now(), next_id=self.next_request_id)
+        except CommandError as exc:
+            self.queue.put(RefusedCommand(name, exc.request_id, str(exc)))
+            return
+        except Exception as exc:  # never let a payload take the MQTT thread down
+            log.exception("room command %r could not be checked", name)
+            self.queue.put(RefusedCommand(name, None, f"internal error: {type(exc).__name__}"))
             return
         self.submit(event)
 
@@ -104,16 +176,21 @@ class Daemon:
     def start(self) -> None:
         """Recover from the journal, connect the broker, open the devices, start the loop."""
         recovered: list[Message] = []
-        if self.config.journal.path is not None:
-            self.journal = Journal(
-                self.config.journal.path,
-                self.config.table.id,
-                now=self.clock(),
-                fsync=self.config.journal.fsync,
-                fsync_interval=self.config.journal.fsync_interval,
-            )
+        self.journal = open_journal(self.config.journal, self.config.table.id, now=self.clock())
+        mark = self._acked_file()
+        if mark is not None:
+            self.acked = AckedMark(mark)
+            self.acked.load()
+        if self.journal is not None:
             self.epoch = self.journal.epoch
             recovered = self._recover(self.journal)
+            if self.journal.events:  # a restart: catch up what moved meanwhile first
+                self._resyncing = {"card_reader", "chip_reader"}
+                self._resync_by = time.monotonic() + RESYNC_TIMEOUT
+                self._crash_t = self.last_t
+                betting = self.engine.hand.betting if self.engine.hand is not None else None
+                unsettled = getattr(betting, "unsettled", ())
+                self._cut_pushes = {f"bet{seat}" for seat in unsettled}
         self.publisher = Publisher(
             self.broker,
             self.broker.prefix,
@@ -124,44 +201,139 @@ class Daemon:
                 "version": __version__,
             },
             on_command=self.submit_command,
+            acked_seq=self.acked.written if self.acked is not None else 0,
         )
         self.publisher.start()
         for message in recovered:
             self.publisher.publish(message)
+        if self.acked is not None:
+            self.acked.start(lambda: self.publisher.acked_seq if self.publisher else 0)
         self._open_gpio()
         self._open_reader("card_reader", self.config.card_reader, kind="card")
         self._open_reader("chip_reader", self.config.chip_reader, kind="chip")
+        self._open_badge()
+        # Recovered and devices open: tell systemd (Type=notify); the loop pings its watchdog.
+        interval = sdnotify.watchdog_interval()
+        self._watchdog_period = interval / 2 if interval else None
+        self._watchdog_next = time.monotonic()
+        self._status_sent = self._status_text()
+        sdnotify.notify(f"READY=1\nSTATUS={self._status_sent}")
         self._thread = threading.Thread(target=self._loop, name="tablectl-engine", daemon=True)
         self._thread.start()
 
-    def _recover(self, journal: Journal) -> list[Message]:
+    def _recover(self, journal: InputJournal) -> list[Message]:
         """Re-apply the journal; return what to publish again (at-least-once).
 
-        The current hand's events are published again (subscribers drop seq they have),
-        then the latest state.
+        A segment that starts with a checkpoint restores the engine from it first (rotation
+        happens between hands, so the hand in progress is all in the segment). The engine is
+        pure, so the journal of inputs is the durable record of every output: everything it
+        produced after the last events `seq` the broker acknowledged (the `acked` mark) is
+        published again, in order, then the latest state (docs/operations.md, Delivery
+        guarantees). Also rebuilt: the journaled device states and antenna contents.
         """
-        hand_events: list[Message] = []
-        last_state: Message | None = None
+        if self.acked is not None and not journal.events and journal.checkpoint is None:
+            if self.acked.written:
+                log.warning("new journal: old delivery mark %d dropped", self.acked.written)
+            self.acked.reset()
+        acked = self.acked.written if self.acked is not None else 0
+        redo = Redelivery(acked)
+        if journal.checkpoint is not None:
+            restore(self.engine, journal.checkpoint)
+            self.last_t = self.engine.t
+            redo.last_seq = self.engine.seq
+            redo.add([Message(STATE, self.engine.snapshot(), qos=1, retain=True)])
+            self._seed_view_from_checkpoint()
         for event in journal:
-            for message in self.engine.apply(event):
-                if message.topic == EVENTS:
-                    if message.payload["type"] == "hand_started":
-                        hand_events = []
-                    hand_events.append(message)
-                elif message.retain:
-                    last_state = message
+            redo.add(self.engine.apply(event))
             self.last_t = event.t
+            if isinstance(event, Device):
+                self.device_states[event.name] = event.state
+            elif isinstance(event, TagIn | TagOut) and event.uid is not None:
+                uids = self.tag_view.setdefault(event.antenna, [])
+                if isinstance(event, TagIn) and event.uid not in uids:
+                    uids.append(event.uid)
+                elif isinstance(event, TagOut) and event.uid in uids:
+                    uids.remove(event.uid)
         if journal.events:
             log.info("recovered %d journaled events, seq=%d", len(journal.events), self.engine.seq)
-        return [*hand_events, *([last_state] if last_state else [])]
+        messages = redo.result()
+        if redo.behind:
+            text = (
+                f"the broker acknowledged events up to seq {acked} but the journal only "
+                f"regenerates up to {redo.last_seq} (journal tail lost, e.g. a power cut with "
+                "fsync = interval): those seq numbers will be reused"
+            )
+            log.error("%s", text)
+            messages.append(self._alert_message("journal_behind_broker", text, {}, "critical"))
+        elif redo.gap:
+            text = (
+                f"events {acked + 1}..{(redo.first_seq or 1) - 1} were not acknowledged and "
+                "are not in the active journal segment: not published again"
+            )
+            log.error("%s", text)
+            messages.append(self._alert_message("delivery_gap", text, {}, "critical"))
+        return messages
+
+    def _seed_view_from_checkpoint(self) -> None:
+        """Cards a checkpoint says are on the table, as tag UIDs (chips are not kept)."""
+        deck = self.engine.deck
+        uid_of = getattr(deck, "uid_of", None)
+        if uid_of is None:
+            return
+        for antenna, cards in self.engine.cards.contents.items():
+            for card in cards:
+                try:
+                    self.tag_view.setdefault(antenna, []).append(str(uid_of(card)).upper())
+                except Exception:  # a card without a registered tag: nothing to seed
+                    continue
+
+    def _acked_file(self) -> Path | None:
+        """The delivery mark next to the journal (None without a journal)."""
+        journal = self.config.journal
+        directory = getattr(journal, "directory", None)
+        if directory is not None:
+            return Path(directory) / "acked"
+        return acked_path(journal.path) if journal.path is not None else None
 
     def _open_gpio(self) -> None:
         from drivers.gpio import get_backend
         from drivers.gpio.buttons import Lamps, TableButtons
 
-        self.gpio = get_backend(self.config.gpio.backend)
-        self.buttons = TableButtons(self.gpio, self.config.gpio, self.submit, self.now)
+        options: dict[str, Any] = {}
+        if self.config.gpio.backend == "sim" and self.config.gpio.sim_socket is not None:
+            options["control_socket"] = self.config.gpio.sim_socket
+        self.gpio = get_backend(self.config.gpio.backend, **options)
+        # Debounce on a monotonic clock (trace time may stand still while resyncing);
+        # each press is stamped with trace time as it is queued.
+        self.buttons = TableButtons(
+            self.gpio,
+            self.config.gpio,
+            lambda press: self.submit(dataclasses.replace(press, t=self.now())),
+            time.monotonic,
+        )
         self.lamps = Lamps(self.gpio, self.config.gpio)
+        threading.Thread(target=self._watch_buttons, name="buttons-watch", daemon=True).start()
+
+    def _watch_buttons(self) -> None:
+        """Poll the button pins every second: a release whose edge was never reported is
+        caught from the pin's level (so the next press counts), a held button is alerted."""
+        reported: set[tuple[str, int | None]] = set()
+        while not self._stopping.wait(1.0):
+            buttons = self.buttons
+            if buttons is None:
+                continue
+            try:
+                stuck = set(buttons.stuck())
+            except TableError:  # the GPIO bank is closing
+                return
+            for name, seat in sorted(stuck - reported, key=str):
+                label = name if seat is None else f"{name} seat {seat}"
+                self.submit_alert(
+                    "button_stuck",
+                    f"the {label} button has been held down for over 10 s",
+                    {"button": name, "seat": seat},
+                )
+            reported = stuck
 
     def _open_reader(self, name: str, cfg: ReaderConfig, *, kind: str) -> None:
         from drivers.reader.driver import ReaderDriver
@@ -171,6 +343,9 @@ class Daemon:
             from firmware_sim.reader_board import ReaderBoardSim
 
             board = ReaderBoardSim(cfg.antennas, kind=kind)
+            for antenna, uids in self.tag_view.items():  # the simulated table outlives us
+                for uid in uids if antenna in cfg.antennas else ():
+                    board.place(antenna, uid)
             board.start()
             self.sim_boards[name] = board
             port = board.path
@@ -179,19 +354,51 @@ class Daemon:
         driver = ReaderDriver(
             port,
             cfg.antennas,
-            on_event=self.submit,
+            on_event=lambda event: self.submit_reader_event(name, event),
             on_alert=self.submit_alert,
             clock=self.now,
             baudrate=cfg.baudrate,
             name=name,
+            on_device=lambda state: self.submit_device(name, state),
+            initial={a: u for a, u in self.tag_view.items() if a in cfg.antennas},
         )
         driver.start()
         self.readers.append(driver)
 
+    def _open_badge(self) -> None:
+        """The staff badge reader ([devices.badge_reader]): badges and its state are inputs."""
+        cfg = self.config.badge
+        if cfg.backend == "none":
+            return
+        from controller.trace import Badge
+        from drivers.badge import get_backend
+
+        def on_badge(uid: str, removed: bool) -> None:
+            self.submit(Badge(t=self.now(), uid=uid, removed=removed))
+
+        def on_device(state: str) -> None:
+            self.submit(Device(t=self.now(), name="badge_reader", state=state))
+
+        reader = get_backend(
+            cfg.backend,
+            on_badge=on_badge,
+            on_device=on_device,
+            on_alert=self.submit_alert,
+            clock=self.now,
+            reader=cfg.reader,
+        )
+        reader.start()
+        self.badge_reader = reader
+        if cfg.backend == "sim":
+            self.sim_badge = reader
+
     def stop(self) -> None:
         """Stop devices, drain the queue, say offline, close the journal."""
+        sdnotify.notify("STOPPING=1")
         for reader in self.readers:
             reader.stop()
+        if self.badge_reader is not None:
+            self.badge_reader.stop()
         for board in self.sim_boards.values():
             board.stop()
         self._stopping.set()
@@ -204,6 +411,8 @@ class Daemon:
             self.gpio.close()
         if self.publisher is not None:
             self.publisher.stop()
+        if self.acked is not None:
+            self.acked.stop()
         if self.journal is not None:
             self.journal.close()
 
@@ -211,13 +420,22 @@ class Daemon:
 
     def _loop(self) -> None:
         while True:
-            deadline = self.engine.deadline()
+            self._watchdog()
+            frozen = self._resync_pending()  # no timer fires before the catch-up
+            deadline = None if frozen else self.engine.deadline()
             timeout = None
             if deadline is not None:
                 timeout = max(0.0, deadline - self.now())
+            wait = 0.5 if frozen else timeout
+            if self._watchdog_period is not None:
+                ping_in = max(0.0, self._watchdog_next - time.monotonic())
+                if wait is None or ping_in < wait:
+                    wait = ping_in
             try:
-                item = self.queue.get(timeout=timeout)
+                item = self.queue.get(timeout=wait)
             except queue.Empty:
+                if timeout is None or wait != timeout:
+                    continue  # woken only to ping the watchdog: no input, nothing journaled
                 item = Tick(t=self.now())
             if item is None:
                 if self._stopping.is_set():
@@ -228,6 +446,7 @@ class Daemon:
             except TableError as exc:  # never die on input
                 log.error("input refused: %s", exc)
                 self._publish(self._alert_message("input_error", str(exc), {}, "critical"))
+                self._reply_failed(item, f"refused: {exc}")
             except Exception as exc:
                 log.exception("engine failure on %r", item)
                 self._publish(
@@ -235,14 +454,56 @@ class Daemon:
                         "engine_fault", f"{type(exc).__name__}: {exc}", {}, "critical"
                     )
                 )
+                self._reply_failed(item, f"internal error: {type(exc).__name__}")
+            self._update_status()
 
-    def process(self, item: Event | DeviceAlert) -> list[Message]:
+    def _watchdog(self) -> None:
+        """Ping systemd's watchdog when due (from the loop: a wedged loop stops the pings)."""
+        if self._watchdog_period is None:
+            return
+        now = time.monotonic()
+        if now >= self._watchdog_next:
+            sdnotify.notify("WATCHDOG=1")
+            self._watchdog_next = now + self._watchdog_period
+
+    def _status_text(self) -> str:
+        hand = self.engine.hand
+        if hand is not None:
+            text = f"table {self.config.table.id}: hand {hand.number} in progress"
+        else:
+            text = f"table {self.config.table.id}: between hands, {self.engine.hand_number} dealt"
+        if self.faulty:
+            text += f"; device fault: {', '.join(sorted(self.faulty))}"
+        return text
+
+    def _update_status(self) -> None:
+        """Tell systemd the table's status when it changed (shown by `systemctl status`)."""
+        text = self._status_text()
+        if text != self._status_sent:
+            self._status_sent = text
+            sdnotify.notify(f"STATUS={text}")
+
+    def process(self, item: Event | DeviceAlert | RefusedCommand) -> list[Message]:
         """Journal and apply one item; publish what it produced."""
         if isinstance(item, DeviceAlert):
             message = self._alert_message(item.kind, item.message, item.details, item.severity)
             self._publish(message)
             self._fault_lamp(item)
             return [message]
+        if isinstance(item, RefusedCommand):
+            text = f"command {item.name!r} refused: {item.error}"
+            details = {"command": item.name, "id": item.request_id}
+            messages = [
+                self._reply_message(item.name, item.request_id, item.error),
+                self._alert_message("command_malformed", text, details, "warning"),
+            ]
+            for message in messages:
+                self._publish(message)
+            return messages
+        if isinstance(item, Device):
+            if self.device_states.get(item.name, "online") == item.state:
+                return []  # no change to what is journaled (e.g. boards found after a restart)
+            self.device_states[item.name] = item.state
         t = max(item.t, self.last_t)
         if isinstance(item, Command):
             t = max(self.now(), self.last_t)
@@ -256,11 +517,80 @@ class Daemon:
             self._publish(message)
         self.applied += 1
         self._update_lamps()
+        self._request_draw()
+        if isinstance(item, Command) and item.name == "staff" and self.engine.command_accepted:
+            self._write_staff()
+        self._rotate_journal_if_due()
         return messages
+
+    def _write_staff(self) -> None:
+        """A room command changed the staff registry: the file follows (atomic write)."""
+        path = self.config.badge.staff
+        if path is None:
+            return
+        from controller.staff import StaffMember, StaffRegistry, write_staff
+
+        members = [StaffMember(m.uid, m.name, m.role) for m in self.engine.staff_members()]
+        try:
+            write_staff(path, StaffRegistry(members))
+        except (OSError, TableError) as exc:
+            self._publish(
+                self._alert_message(
+                    "staff_registry_not_saved", f"{path}: {exc}", {"path": str(path)}, "critical"
+                )
+            )
+
+    def _request_draw(self) -> None:
+        """RP-14: a random choice the engine needs (four-card flop) enters as an input.
+
+        The draw is made here, with the operating system's randomness, and journaled as a
+        `draw` command, so the engine stays pure and a replay makes the same choice.
+        """
+        want = self.engine.wants_draw()
+        if want is None or want == self._draw_asked:
+            self._draw_asked = want
+            return
+        self._draw_asked = want
+        purpose, of = want
+        pick = secrets.randbelow(of)
+        self.submit(
+            Command(t=self.now(), name="draw", args={"purpose": purpose, "pick": pick, "of": of})
+        )
+
+    def _rotate_journal_if_due(self) -> None:
+        """Between hands, start a new journal segment (opening with a checkpoint) when due."""
+        journal = self.journal
+        if journal is None or self.engine.hand is not None or not journal.rotation_due():
+            return
+        if self.acked is not None and self.acked.written < self.engine.seq:
+            return  # not before the broker acknowledged every event the segment produced
+        try:
+            journal.rotate(checkpoint(self.engine), self.engine.t)
+        except JournalError as exc:  # the current segment stays in use; retried next time
+            log.error("journal rotation failed: %s", exc)
+            text = f"journal rotation failed: {exc}"
+            self._publish(self._alert_message("journal_error", text, {}, "warning"))
 
     def _publish(self, message: Message) -> None:
         if self.publisher is not None:
             self.publisher.publish(message)
+
+    def _reply_message(self, command: str, request_id: str | None, error: str) -> Message:
+        """An `ok: false` answer to a room command the engine never saw."""
+        payload: dict[str, Any] = {
+            "table": self.config.table.id,
+            "id": request_id,
+            "command": command,
+            "ok": False,
+            "error": error,
+            "t": self.now(),
+        }
+        return Message(REPLIES, payload)
+
+    def _reply_failed(self, item: object, error: str) -> None:
+        """Answer a room command whose processing failed, so the room is not left waiting."""
+        if isinstance(item, Command) and isinstance(item.args.get("id"), str):
+            self._publish(self._reply_message(item.name, item.args["id"], error))
 
     def _alert_message(
         self, kind: str, text: str, details: dict[str, Any], severity: str

@@ -29,3 +29,7 @@ class DeviceError(TableError):
 
 class JournalError(TableError):
     """The journal could not be read or written."""
+
+
+class CheckpointError(JournalError):
+    """An engine checkpoint cannot be taken now, or a journal's checkpoint cannot be restored."""

@@ -1,26 +1,209 @@
-"""The input journal: every event is appended (trace format) before it has any effect."""
+"""The input journal: every event is appended (trace format) before it has any effect.
+
+Two layouts: one file (`[journal] path`), or a directory of segments (`[journal] directory`)
+that rotate between hands, each new segment starting with a checkpoint of the engine so
+recovery never needs an older one, and old segments deleted by a retention policy.
+"""
 
 from __future__ import annotations
 
+import json
+import logging
+import math
 import os
 import re
 import threading
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
-from typing import TextIO
+from typing import Any, BinaryIO
 
+from controller.config import JournalConfig
 from controller.errors import JournalError, TraceError
 from controller.trace import Event, event_to_json, iter_trace
 
-HEADER_RE = re.compile(r"^# tablectl-journal v1 epoch=(?P<epoch>[0-9.]+) table=(?P<table>\S+)$")
+log = logging.getLogger("tablectl.journal")
+
+HEADER_RE = re.compile(
+    r"^# tablectl-journal v1 epoch=(?P<epoch>[0-9.]+) table=(?P<table>\S+)"
+    r"(?: segment=(?P<segment>[1-9][0-9]*))?$"
+)
+SEGMENT_RE = re.compile(r"^journal-(?P<epoch>[0-9]+)-(?P<number>[0-9]{6,})\.jsonl$")
+CHECKPOINT = "checkpoint"
+DAY = 86400.0
+
+
+def header_line(epoch: float, table: str, segment: int | None = None) -> str:
+    """The first line of a journal file (no newline)."""
+    line = f"# tablectl-journal v1 epoch={epoch:.6f} table={table}"
+    return line if segment is None else f"{line} segment={segment}"
+
+
+def checkpoint_line(t: float, state: dict[str, Any]) -> str:
+    """The checkpoint record that opens a segment (no newline); journal-only, not an input."""
+    return json.dumps({"t": t, "event": CHECKPOINT, "state": state}, separators=(",", ":"))
+
+
+def segment_name(epoch: float, number: int) -> str:
+    """`journal-<epoch>-<number>.jsonl`: the epoch (whole seconds) and the segment number."""
+    return f"journal-{int(epoch)}-{number:06d}.jsonl"
+
+
+@dataclass(frozen=True, slots=True)
+class Segment:
+    """What one trace or journal file holds.
+
+    `epoch`/`table` come from the journal header (None for a plain trace), `number` from a
+    segment header; `checkpoint` is the engine state the file starts from (None: a fresh
+    engine), `checkpoint_t` its trace time.
+    """
+
+    path: Path
+    epoch: float | None
+    table: str | None
+    number: int | None
+    checkpoint: dict[str, Any] | None
+    checkpoint_t: float | None
+    events: list[Event]
+
+
+def _parse_checkpoint(line: str) -> tuple[float, dict[str, Any]] | None:
+    """(t, state) if `line` is a checkpoint record, else None (an ordinary event line)."""
+    if f'"{CHECKPOINT}"' not in line:
+        return None
+    try:
+        obj = json.loads(line)
+    except ValueError:
+        return None  # iter_trace reports it with its line number
+    if not isinstance(obj, dict) or obj.get("event") != CHECKPOINT:
+        return None
+    t, state = obj.get("t"), obj.get("state")
+    if isinstance(t, bool) or not isinstance(t, int | float) or not math.isfinite(t) or t < 0:
+        raise TraceError(f"checkpoint 't' must be a finite number >= 0, got {t!r}")
+    if not isinstance(state, dict):
+        raise TraceError("checkpoint 'state' must be an object")
+    return float(t), state
+
+
+def parse_lines(lines: list[str], source: str, *, require_header: bool = False) -> Segment:
+    """A trace's lines (newlines included or not): header, optional checkpoint, events.
+
+    The checkpoint is accepted only as the first record; line numbers in errors stay those
+    of the file.
+    """
+    match = HEADER_RE.match(lines[0].strip()) if lines else None
+    if require_header and match is None:
+        raise TraceError(f"{source}: first line is not a journal header")
+    lines = list(lines)
+    checkpoint: tuple[float, dict[str, Any]] | None = None
+    for i, raw in enumerate(lines):
+        line = raw.strip()
+        if not line or line.startswith("#"):
+            continue
+        try:
+            checkpoint = _parse_checkpoint(line)
+        except TraceError as exc:
+            raise TraceError(f"{source}:{i + 1}: {exc}") from exc
+        if checkpoint is not None:
+            lines[i] = ""  # not an input event: keep the numbering, drop the record
+        break
+    events = list(iter_trace(lines, source=source))
+    if checkpoint is not None and events and events[0].t < checkpoint[0]:
+        raise TraceError(
+            f"{source}: the first event (t={events[0].t}) is before the checkpoint "
+            f"(t={checkpoint[0]})"
+        )
+    return Segment(
+        path=Path(source),
+        epoch=float(match["epoch"]) if match else None,
+        table=match["table"] if match else None,
+        number=int(match["segment"]) if match and match["segment"] else None,
+        checkpoint=checkpoint[1] if checkpoint else None,
+        checkpoint_t=checkpoint[0] if checkpoint else None,
+        events=events,
+    )
+
+
+def _read_text(path: Path) -> str:
+    try:
+        return path.read_bytes().decode("utf-8")
+    except OSError as exc:
+        raise TraceError(f"{path}: {exc.strerror or exc}") from exc
+    except UnicodeDecodeError as exc:
+        raise TraceError(f"{path}: not UTF-8 text ({exc.reason})") from exc
+
+
+def read_trace_file(path: Path) -> Segment:
+    """A trace for `replay`: a plain trace, a one-file journal, or one journal segment.
+
+    In a journal (a file with the header line) a last line without its newline was torn by a
+    power cut and never applied: it is ignored, as the daemon does.
+    """
+    lines = _read_text(path).splitlines(keepends=True)
+    if lines and HEADER_RE.match(lines[0].strip()) and not lines[-1].endswith("\n"):
+        lines = lines[:-1]
+    return parse_lines(lines, str(path))
+
+
+def list_segments(directory: Path) -> list[Path]:
+    """The segment files of a journal directory, oldest first.
+
+    Refuses a directory holding segments of two journals (two epochs in the file names).
+    """
+    try:
+        names = [p.name for p in directory.iterdir()]
+    except OSError as exc:
+        raise JournalError(f"journal directory {directory}: {exc.strerror or exc}") from exc
+    found: list[tuple[int, int, Path]] = []
+    for name in names:
+        match = SEGMENT_RE.match(name)
+        if match:
+            found.append((int(match["number"]), int(match["epoch"]), directory / name))
+    epochs = sorted({epoch for _, epoch, _ in found})
+    if len(epochs) > 1:
+        raise JournalError(
+            f"journal directory {directory} holds segments of {len(epochs)} journals "
+            f"(epochs {', '.join(map(str, epochs))}): move all but one aside"
+        )
+    return [path for _, _, path in sorted(found)]
+
+
+def read_journal_dir(directory: Path) -> list[Segment]:
+    """Every retained segment of a journal directory, oldest first, checked to belong together."""
+    segments: list[Segment] = []
+    for path in list_segments(directory):
+        lines = _read_text(path).splitlines(keepends=True)
+        if lines and not lines[-1].endswith("\n"):
+            lines = lines[:-1]
+        segment = parse_lines(lines, str(path), require_header=True)
+        if segment.number is None:
+            raise TraceError(f"{path}: journal header has no segment number")
+        if segments and (segment.table, segment.epoch) != (segments[0].table, segments[0].epoch):
+            raise TraceError(
+                f"{path}: table {segment.table} epoch {segment.epoch} differs from "
+                f"{segments[0].path} (table {segments[0].table} epoch {segments[0].epoch})"
+            )
+        segments.append(segment)
+    if not segments:
+        raise TraceError(f"{directory}: no journal segment (journal-<epoch>-<n>.jsonl) in it")
+    return segments
+
+
+def _fsync_dir(directory: Path) -> None:
+    fd = os.open(directory, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
 
 
 class Journal:
     """An append-only JSON Lines file of input events, with the wall-clock epoch of t=0.
 
-    The first line is a header comment `# tablectl-journal v1 epoch=<unix time> table=<id>`,
-    so `t` in the file stays "seconds since the trace began" across daemon restarts and the
-    journal is itself a trace that `tablectl replay` accepts.
+    The first line is a header comment `# tablectl-journal v1 epoch=<unix time> table=<id>`
+    (plus ` segment=<n>` in a segment), so `t` in the file stays "seconds since the trace
+    began" across daemon restarts and the journal is itself a trace that `tablectl replay`
+    accepts. A segment's second line may be a checkpoint (the engine state it starts from).
     """
 
     def __init__(
@@ -35,6 +218,9 @@ class Journal:
         self.path = path
         self.fsync = fsync
         self.events: list[Event] = []
+        self.checkpoint: dict[str, Any] | None = None
+        self.checkpoint_t: float | None = None
+        self.segment: int | None = None
         self._dirty = threading.Event()
         self._closed = threading.Event()
         self._lock = threading.Lock()
@@ -44,11 +230,12 @@ class Journal:
                 self.epoch = self._read_existing(table)
             else:
                 self.epoch = now
-                with path.open("w", encoding="utf-8") as fh:
-                    fh.write(f"# tablectl-journal v1 epoch={now:.6f} table={table}\n")
+                with path.open("wb") as fh:
+                    fh.write((header_line(now, table) + "\n").encode())
                     fh.flush()
                     os.fsync(fh.fileno())
-            self._fh: TextIO = path.open("a", encoding="utf-8")
+            self._fh: BinaryIO = path.open("ab")
+            self.size = path.stat().st_size
         except OSError as exc:
             raise JournalError(f"journal {path}: {exc.strerror or exc}") from exc
         self._syncer: threading.Thread | None = None
@@ -70,21 +257,35 @@ class Journal:
                     os.fdatasync(self._fh.fileno())
 
     def _read_existing(self, table: str) -> float:
-        with self.path.open(encoding="utf-8") as fh:
-            lines = fh.readlines()
-            match = HEADER_RE.match(lines[0].strip())
-            if not match:
-                raise JournalError(f"journal {self.path}: first line is not a journal header")
-            if match["table"] != table:
-                raise JournalError(
-                    f"journal {self.path} belongs to table {match['table']}, not {table}"
-                )
-        if lines and not lines[-1].endswith("\n"):
-            lines = lines[:-1]  # a line torn by a power cut was never applied
+        data = self.path.read_bytes()
+        if not data.endswith(b"\n"):
+            # A line torn by a power cut was never applied: cut it off, so the next append
+            # starts on a line of its own.
+            keep = data.rfind(b"\n") + 1
+            log.warning(
+                "journal %s: dropping a torn last line (%d bytes)", self.path, len(data) - keep
+            )
+            os.truncate(self.path, keep)
+            data = data[:keep]
         try:
-            self.events = list(iter_trace(lines, source=str(self.path)))
+            lines = data.decode("utf-8").splitlines(keepends=True)
+        except UnicodeDecodeError as exc:
+            raise JournalError(f"journal {self.path}: not UTF-8 text ({exc.reason})") from exc
+        match = HEADER_RE.match(lines[0].strip()) if lines else None
+        if not match:
+            raise JournalError(f"journal {self.path}: first line is not a journal header")
+        if match["table"] != table:
+            raise JournalError(
+                f"journal {self.path} belongs to table {match['table']}, not {table}"
+            )
+        try:
+            segment = parse_lines(lines, str(self.path))
         except TraceError as exc:
             raise JournalError(f"journal unreadable: {exc}") from exc
+        self.events = segment.events
+        self.checkpoint = segment.checkpoint
+        self.checkpoint_t = segment.checkpoint_t
+        self.segment = segment.number
         return float(match["epoch"])
 
     def append(self, event: Event) -> None:
@@ -93,19 +294,42 @@ class Journal:
         It always reaches the operating system (a daemon crash loses nothing); with
         fsync "always" it is on the storage too, with "interval" within fsync_interval.
         """
+        data = (event_to_json(event) + "\n").encode()
         try:
             with self._lock:
-                self._fh.write(event_to_json(event) + "\n")
+                self._fh.write(data)
                 self._fh.flush()
                 if self.fsync == "always":
                     os.fdatasync(self._fh.fileno())
+                self.size += len(data)
             self._dirty.set()
+        except (OSError, ValueError) as exc:
+            raise JournalError(
+                f"journal {self.path}: {getattr(exc, 'strerror', None) or exc}"
+            ) from exc
+
+    def sync(self) -> None:
+        """Make everything written so far durable now."""
+        try:
+            with self._lock:
+                if not self._fh.closed:
+                    self._fh.flush()
+                    os.fdatasync(self._fh.fileno())
         except OSError as exc:
             raise JournalError(f"journal {self.path}: {exc.strerror or exc}") from exc
+
+    def rotation_due(self) -> bool:
+        """A one-file journal never rotates."""
+        return False
+
+    def rotate(self, state: dict[str, Any], t: float) -> Path:
+        """A one-file journal cannot rotate (configure `[journal] directory` for segments)."""
+        raise JournalError(f"journal {self.path} is a single file: it does not rotate")
 
     def close(self) -> None:
         """Make everything durable and close the file."""
         self._closed.set()
+        self._dirty.set()  # wake the syncer so it sees the close at once
         if self._syncer is not None:
             self._syncer.join(timeout=5)
         with self._lock:
@@ -116,3 +340,225 @@ class Journal:
 
     def __iter__(self) -> Iterator[Event]:
         return iter(self.events)
+
+
+@dataclass(frozen=True, slots=True)
+class _SegmentInfo:
+    path: Path
+    number: int | None
+    checkpoint_t: float | None
+
+
+def _peek(path: Path) -> _SegmentInfo:
+    """A segment's header number and checkpoint time, from its first two lines only."""
+    try:
+        with path.open("rb") as fh:
+            header = fh.readline().decode("utf-8", errors="replace").strip()
+            second = fh.readline().decode("utf-8", errors="replace")
+    except OSError as exc:
+        raise JournalError(f"journal {path}: {exc.strerror or exc}") from exc
+    match = HEADER_RE.match(header)
+    number = int(match["segment"]) if match and match["segment"] else None
+    checkpoint_t: float | None = None
+    if second.endswith("\n"):
+        try:
+            found = _parse_checkpoint(second.strip())
+        except TraceError:
+            found = None
+        checkpoint_t = found[0] if found else None
+    return _SegmentInfo(path, number, checkpoint_t)
+
+
+class SegmentedJournal:
+    """A journal directory of segments `journal-<epoch>-<n>.jsonl`, rotated between hands.
+
+    Only the last (active) segment is written. `rotate` opens segment n+1 with a checkpoint
+    line holding the engine state, so recovery reads the active segment alone; older
+    segments are kept for audit and replay until the retention policy (`keep_segments`,
+    `keep_days`, 0 = no limit) deletes them, oldest first. A segment is never deleted if it
+    is the active one or recovery still needs it. A new segment appears atomically (written
+    and synced under a temporary name, then renamed), so a crash leaves either the old
+    segment active or the new one complete with its checkpoint.
+    """
+
+    def __init__(
+        self,
+        directory: Path,
+        table: str,
+        *,
+        now: float,
+        fsync: str = "interval",
+        fsync_interval: float = 0.1,
+        max_segment_bytes: int = 16 * 1024 * 1024,
+        keep_segments: int = 0,
+        keep_days: float = 0.0,
+    ) -> None:
+        self.directory = directory
+        self.table = table
+        self.fsync = fsync
+        self.fsync_interval = fsync_interval
+        self.max_segment_bytes = max_segment_bytes
+        self.keep_segments = keep_segments
+        self.keep_days = keep_days
+        try:
+            directory.mkdir(parents=True, exist_ok=True)
+            for leftover in directory.glob(".journal-*.tmp"):
+                leftover.unlink()  # a rotation that never completed: never part of the journal
+        except OSError as exc:
+            raise JournalError(f"journal directory {directory}: {exc.strerror or exc}") from exc
+        paths = list_segments(directory)
+        if paths:
+            path = paths[-1]
+            number = int(SEGMENT_RE.match(path.name)["number"])  # type: ignore[index]
+        else:
+            number = 1
+            path = self._create(1, now, None)
+        self.active = self._open(path)
+        if self.active.segment != number:
+            raise JournalError(
+                f"journal {path}: header says segment {self.active.segment}, name says {number}"
+            )
+        self.epoch = self.active.epoch
+        self.enforce_retention(now)
+
+    def _open(self, path: Path) -> Journal:
+        return Journal(
+            path,
+            self.table,
+            now=0.0,
+            fsync=self.fsync,
+            fsync_interval=self.fsync_interval,
+        )
+
+    def _create(
+        self, number: int, epoch: float, checkpoint: tuple[float, dict[str, Any]] | None
+    ) -> Path:
+        """Write a new segment (header, checkpoint) durably under its final name."""
+        path = self.directory / segment_name(epoch, number)
+        tmp = self.directory / f".{path.name}.tmp"
+        text = header_line(epoch, self.table, number) + "\n"
+        if checkpoint is not None:
+            text += checkpoint_line(*checkpoint) + "\n"
+        try:
+            if path.exists():
+                raise JournalError(f"journal segment {path} already exists")
+            with tmp.open("wb") as fh:
+                fh.write(text.encode())
+                fh.flush()
+                os.fsync(fh.fileno())
+            os.rename(tmp, path)
+            _fsync_dir(self.directory)
+        except OSError as exc:
+            tmp.unlink(missing_ok=True)
+            raise JournalError(f"journal segment {path}: {exc.strerror or exc}") from exc
+        return path
+
+    # -- the journal interface the daemon uses (same as Journal) -----------------------------
+
+    @property
+    def path(self) -> Path:
+        """The active segment."""
+        return self.active.path
+
+    @property
+    def events(self) -> list[Event]:
+        """The events of the active segment found at start (after its checkpoint)."""
+        return self.active.events
+
+    @property
+    def checkpoint(self) -> dict[str, Any] | None:
+        """The engine state the active segment starts from (None: the journal's first)."""
+        return self.active.checkpoint
+
+    def __iter__(self) -> Iterator[Event]:
+        return iter(self.active.events)
+
+    def append(self, event: Event) -> None:
+        """Write one event to the active segment before the caller applies it."""
+        self.active.append(event)
+
+    def rotation_due(self) -> bool:
+        """The active segment has reached the maximum size (rotate at the next chance)."""
+        return self.active.size >= self.max_segment_bytes
+
+    def rotate(self, state: dict[str, Any], t: float) -> Path:
+        """Start the next segment with a checkpoint (`state` at trace time `t`), then apply
+        the retention policy. Call it between hands only; returns the new segment's path."""
+        old = self.active
+        old.sync()  # the old segment is complete on storage before the new one exists
+        number = (old.segment or 1) + 1
+        path = self._create(number, self.epoch, (t, state))
+        self.active = self._open(path)
+        old.close()
+        log.info("journal rotated to %s", path.name)
+        self.enforce_retention(self.epoch + t)
+        return path
+
+    def enforce_retention(self, now: float) -> list[Path]:
+        """Delete the oldest segments beyond `keep_segments` or closed more than `keep_days`
+        before `now` (wall clock); never the active segment nor one recovery needs."""
+        if not self.keep_segments and not self.keep_days:
+            return []
+        infos = [_peek(path) for path in list_segments(self.directory)]
+        # Recovery starts at the newest segment that opens with a checkpoint (or is the
+        # journal's first): that one and every later one are needed.
+        needed = max(
+            (
+                i
+                for i, info in enumerate(infos)
+                if info.checkpoint_t is not None or info.number == 1
+            ),
+            default=0,
+        )
+        needed = min(needed, len(infos) - 1)
+        removed: list[Path] = []
+        for i in range(needed):
+            remaining = len(infos) - len(removed)
+            too_many = self.keep_segments > 0 and remaining > self.keep_segments
+            closed_t = infos[i + 1].checkpoint_t  # a segment closes where the next one opens
+            too_old = (
+                self.keep_days > 0
+                and closed_t is not None
+                and self.epoch + closed_t < now - self.keep_days * DAY
+            )
+            if not (too_many or too_old):
+                break  # oldest first: never leave a hole
+            try:
+                infos[i].path.unlink()
+            except OSError as exc:
+                raise JournalError(f"journal {infos[i].path}: {exc.strerror or exc}") from exc
+            removed.append(infos[i].path)
+            log.info("journal retention: deleted %s", infos[i].path.name)
+        if removed:
+            try:
+                _fsync_dir(self.directory)
+            except OSError as exc:
+                raise JournalError(f"journal directory {self.directory}: {exc}") from exc
+        return removed
+
+    def close(self) -> None:
+        """Make everything durable and close the active segment."""
+        self.active.close()
+
+
+InputJournal = Journal | SegmentedJournal
+
+
+def open_journal(config: JournalConfig, table: str, *, now: float) -> InputJournal | None:
+    """The journal a configuration names: a directory of segments, one file, or none."""
+    if config.directory is not None:
+        return SegmentedJournal(
+            config.directory,
+            table,
+            now=now,
+            fsync=config.fsync,
+            fsync_interval=config.fsync_interval,
+            max_segment_bytes=int(config.max_segment_mb * 1024 * 1024),
+            keep_segments=config.keep_segments,
+            keep_days=config.keep_days,
+        )
+    if config.path is not None:
+        return Journal(
+            config.path, table, now=now, fsync=config.fsync, fsync_interval=config.fsync_interval
+        )
+    return None

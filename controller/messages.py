@@ -12,6 +12,7 @@ STATE = "state"
 EVENTS = "events"
 HOLECARDS = "holecards"
 ALERTS = "alerts"
+REPLIES = "replies"  # answers to room commands (docs/mqtt.md, Room commands)
 
 
 @dataclass(frozen=True, slots=True)

@@ -44,6 +44,7 @@ class _Entry:
     retain: bool
     is_event: bool
     mid: int | None = None
+    seq: int | None = None  # an events message's seq
 
 
 class Publisher:
@@ -68,6 +69,7 @@ class Publisher:
         *,
         reconnect_min_delay: int = 1,
         reconnect_max_delay: int = 30,
+        acked_seq: int = 0,
     ) -> None:
         if not broker.host:
             raise PublishError("broker host is not set")
@@ -95,6 +97,10 @@ class Publisher:
         self._closed = False
         self._connects = 0
         self._counts = {"published": 0, "acked": 0, "rejected": 0, "dropped": 0, "coalesced": 0}
+        # Delivery mark: every events seq <= _acked_seq was acknowledged by the broker.
+        self._acked_seq = acked_seq
+        self._unacked_seqs: deque[int] = deque()  # events seqs given, oldest first ...
+        self._acked_early: set[int] = set()  # ... of which these were acked already
 
         self._client = mqtt.Client(
             CallbackAPIVersion.VERSION2,
@@ -151,7 +157,7 @@ class Publisher:
                 log.warning("publisher stopped: dropping message on %s", msg.topic)
                 self._counts["dropped"] += 1
                 return
-            self._enqueue(msg.topic, entry_payload, msg.qos, msg.retain)
+            self._enqueue(msg.topic, entry_payload, msg.qos, msg.retain, _seq_of(msg))
 
     def wait_idle(self, timeout: float | None = None) -> bool:
         """Wait until every published message was acknowledged; False on timeout."""
@@ -182,6 +188,17 @@ class Publisher:
         with self._cond:
             self._connected = False
 
+    @property
+    def acked_seq(self) -> int:
+        """The highest events `seq` such that it and every events message before it given to
+        `publish` were acknowledged by the broker (PUBACK), starting from `acked_seq`.
+
+        A message the broker refused counts as done (sending it again cannot help); one
+        dropped from a full outbox holds the mark back, so a restart sends it again.
+        """
+        with self._cond:
+            return self._acked_seq
+
     def stats(self) -> dict[str, int]:
         """Counters: published, acked, pending, reconnects, dropped (plus coalesced, rejected)."""
         with self._cond:
@@ -193,7 +210,9 @@ class Publisher:
 
     # ------------------------------------------------------------------ outbox (lock held)
 
-    def _enqueue(self, topic: str, payload: bytes, qos: int, retain: bool) -> None:
+    def _enqueue(
+        self, topic: str, payload: bytes, qos: int, retain: bool, seq: int | None = None
+    ) -> None:
         number = self._next_number
         self._next_number += 1
         self._counts["published"] += 1
@@ -204,7 +223,9 @@ class Publisher:
                 self._counts["coalesced"] += 1
             self._retained_pending[topic] = number
         is_event = topic == EVENTS
-        self._pending[number] = _Entry(number, topic, payload, qos, retain, is_event)
+        self._pending[number] = _Entry(number, topic, payload, qos, retain, is_event, seq=seq)
+        if seq is not None and seq > self._acked_seq:
+            self._unacked_seqs.append(seq)
         if not is_event:
             self._others.append(number)
             if len(self._others) > 2 * len(self._pending) + 64:
@@ -244,6 +265,11 @@ class Publisher:
     def _acknowledge(self, entry: _Entry, success: bool) -> None:
         self._inflight.remove(entry)
         self._counts["acked" if success else "rejected"] += 1
+        if entry.seq is not None and entry.seq > self._acked_seq:
+            self._acked_early.add(entry.seq)
+            while self._unacked_seqs and self._unacked_seqs[0] in self._acked_early:
+                self._acked_early.discard(self._unacked_seqs[0])
+                self._acked_seq = max(self._acked_seq, self._unacked_seqs.popleft())
         if not success:
             log.error("broker refused message on %s (not authorised?)", entry.topic)
         if not self._inflight:
@@ -373,3 +399,11 @@ class Publisher:
             self._on_connection(up)
         except Exception:
             log.exception("connection handler failed")
+
+
+def _seq_of(msg: Message) -> int | None:
+    """The `seq` of an events message (None for other topics)."""
+    if msg.topic != EVENTS:
+        return None
+    seq = msg.payload.get("seq")
+    return seq if isinstance(seq, int) and not isinstance(seq, bool) else None

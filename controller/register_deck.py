@@ -60,6 +60,11 @@ def register_deck(
     registration = DeckRegistration(deck_id)
     driver.start()
     try:
+        # Reads before the driver's first inventory are not reported (it only trusts the
+        # board once synced): prompt the dealer, real or simulated, only when it is ready.
+        if not driver.wait_synced(min(timeout, 30.0)):
+            print(f"card reader: no answer from {port}: nothing registered", file=stdout)
+            return 1
         if simulate:
             if board is None:
                 raise DeviceError("--simulate needs the card reader's sim backend")

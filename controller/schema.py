@@ -9,7 +9,7 @@ from importlib import resources
 from typing import Any
 
 from controller.errors import TableError
-from controller.messages import ALERTS, EVENTS, HOLECARDS, STATE, STATUS, Message
+from controller.messages import ALERTS, EVENTS, HOLECARDS, REPLIES, STATE, STATUS, Message
 
 #: Topic suffix -> (schema file, qos, retain) as fixed by CONTRACT section 3.
 TOPICS: dict[str, tuple[str, int, bool]] = {
@@ -18,6 +18,7 @@ TOPICS: dict[str, tuple[str, int, bool]] = {
     EVENTS: ("events.json", 1, False),
     HOLECARDS: ("holecards.json", 1, False),
     ALERTS: ("alerts.json", 1, False),
+    REPLIES: ("reply.json", 1, False),  # answers to room commands (docs/mqtt.md)
 }
 COMMAND_SCHEMA = "command.json"
 SCHEMA_FILES = (*(entry[0] for entry in TOPICS.values()), COMMAND_SCHEMA)

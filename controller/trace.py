@@ -18,7 +18,24 @@ ANTENNA_RE = re.compile(r"^(seat|bet)([1-9]|10)$|^(board|burn|muck|pot|register)
 BUTTON_NAMES = frozenset(
     {"shuffler", "check", "misdeal", "floor", "exposed", "boxed", "allin", "raise"}
 )
-COMMAND_NAMES = frozenset({"seat", "unseat", "level", "button", "stack"})
+COMMAND_NAMES = frozenset(
+    {
+        "seat",
+        "unseat",
+        "level",
+        "button",
+        "stack",
+        "pause",
+        "resume",
+        "penalty",
+        "away",
+        "staff",
+        "draw",
+    }
+)
+STAFF_ROLES = frozenset({"dealer", "floor"})
+DEVICE_NAMES = frozenset({"card_reader", "chip_reader", "badge_reader"})
+DEVICE_STATES = frozenset({"offline", "online"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,10 +82,20 @@ class TagOut:
 
 @dataclass(frozen=True, slots=True)
 class Badge:
-    """A staff badge presented to the PC/SC reader."""
+    """A staff badge presented to (or, with `removed`, taken off) the PC/SC reader."""
 
     t: float
     uid: str
+    removed: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Device:
+    """A device went away or came back (`card_reader`, `chip_reader`, `badge_reader`)."""
+
+    t: float
+    name: str
+    state: str  # "offline" | "online"
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,7 +105,7 @@ class Tick:
     t: float
 
 
-Event = Command | ButtonPress | TagIn | TagOut | Badge | Tick
+Event = Command | ButtonPress | TagIn | TagOut | Badge | Device | Tick
 
 _COMMAND_FIELDS: dict[str, dict[str, type]] = {
     "seat": {"seat": int, "player": str, "stack": int},
@@ -86,11 +113,23 @@ _COMMAND_FIELDS: dict[str, dict[str, type]] = {
     "level": {"small_blind": int, "big_blind": int, "ante": int},
     "button": {"seat": int},
     "stack": {"seat": int, "stack": int},
+    "pause": {},
+    "resume": {},
+    "penalty": {"seat": int},
+    "away": {"seat": int},
+    "staff": {"uid": str},
+    "draw": {"purpose": str, "pick": int, "of": int},
 }
 _COMMAND_OPTIONAL: dict[str, dict[str, type]] = {
-    "level": {"level": int, "bb_ante": bool},
-    "seat": {"id": str},
+    "level": {"level": int, "bb_ante": bool, "announced": float},
+    "away": {"away": bool},
+    "seat": {"player_id": str},
+    "pause": {"reason": str},
+    "penalty": {"hands": int, "rounds": int},
+    "staff": {"person": str, "role": str, "remove": bool},
 }
+# Every command may carry a request id; the engine answers it on `replies`.
+_COMMAND_COMMON: dict[str, type] = {"id": str}
 
 
 def _num(obj: dict[str, Any], key: str) -> float:
@@ -159,7 +198,22 @@ def parse_event(obj: Any) -> Event:
     if kind == "badge":
         uid = _str(obj, "uid")
         assert uid is not None
-        return Badge(t=t, uid=uid.upper())
+        if not re.fullmatch(r"[0-9A-Fa-f]{2,40}", uid):
+            raise TraceError(f"badge uid must be hex digits, got {uid!r}")
+        removed = obj.get("removed", False)
+        if not isinstance(removed, bool):
+            raise TraceError("field 'removed' must be true or false")
+        return Badge(t=t, uid=uid.upper(), removed=removed)
+    if kind == "device":
+        device = _str(obj, "name")
+        state = _str(obj, "state")
+        if device not in DEVICE_NAMES:
+            raise TraceError(
+                f"unknown device {device!r} (one of {', '.join(sorted(DEVICE_NAMES))})"
+            )
+        if state not in DEVICE_STATES:
+            raise TraceError(f"device state must be 'offline' or 'online', got {state!r}")
+        return Device(t=t, name=device, state=state)
     if kind == "command":
         name = _str(obj, "name")
         assert name is not None
@@ -174,18 +228,47 @@ def parse_event(obj: Any) -> Event:
                 args[key] = _str(obj, key)
             else:  # pragma: no cover - table above only has int/str
                 args[key] = value
-        for key, typ in _COMMAND_OPTIONAL.get(name, {}).items():
+        for key, typ in (_COMMAND_OPTIONAL.get(name, {}) | _COMMAND_COMMON).items():
             if key in obj:
                 value = obj[key]
                 if typ is bool and not isinstance(value, bool):
                     raise TraceError(f"field {key!r} must be true or false")
                 if typ is int:
                     value = _int(obj, key)
+                if typ is float:
+                    value = _num(obj, key)
                 if typ is str:
                     value = _str(obj, key)
                 args[key] = value
+        known = {"t", "event", "name", *_COMMAND_FIELDS[name], *_COMMAND_OPTIONAL.get(name, {})}
+        unknown = sorted(set(obj) - known - set(_COMMAND_COMMON))
+        if unknown:
+            raise TraceError(f"command {name!r} has no field {', '.join(map(repr, unknown))}")
+        _check_command(name, args)
         return Command(t=t, name=name, args=args)
     raise TraceError(f"unknown event kind {kind!r}")
+
+
+def _check_command(name: str, args: dict[str, Any]) -> None:
+    """Refuse a command whose fields are well typed but meaningless on any table."""
+    if name == "staff":
+        if not re.fullmatch(r"[0-9A-F]{2,40}", str(args["uid"]).upper()):
+            raise TraceError(f"staff uid must be hex digits, got {args['uid']!r}")
+        args["uid"] = str(args["uid"]).upper()
+        if args.get("remove"):
+            if "role" in args or "person" in args:
+                raise TraceError("a staff removal takes only 'uid'")
+        elif "role" not in args or "person" not in args:
+            raise TraceError("a staff entry needs 'person' and 'role' (or 'remove': true)")
+        elif args["role"] not in STAFF_ROLES:
+            raise TraceError(f"staff role must be 'dealer' or 'floor', got {args['role']!r}")
+    elif name == "penalty":
+        if ("hands" in args) == ("rounds" in args):
+            raise TraceError("a penalty gives exactly one of 'hands' or 'rounds'")
+        if args.get("hands", 1) < 1 or args.get("rounds", 1) < 1:
+            raise TraceError("a penalty is at least one hand or one round")
+    elif name == "draw" and not 0 <= args["pick"] < args["of"]:
+        raise TraceError(f"draw pick {args['pick']} is not in 0..{args['of'] - 1}")
 
 
 def parse_line(line: str) -> Event:
@@ -217,6 +300,12 @@ def event_to_dict(event: Event) -> dict[str, Any]:
     elif isinstance(event, Badge):
         out["event"] = "badge"
         out["uid"] = event.uid
+        if event.removed:
+            out["removed"] = True
+    elif isinstance(event, Device):
+        out["event"] = "device"
+        out["name"] = event.name
+        out["state"] = event.state
     else:
         out["event"] = "command"
         out["name"] = event.name

@@ -13,7 +13,8 @@ from controller.trace import Badge, ButtonPress, Command, Event, TagIn, TagOut, 
 
 class ScriptPlayer:
     """Turns trace lines into simulator actions: tags placed on the simulated reader boards,
-    buttons pressed on the simulated GPIO bank, commands sent like the room server's.
+    buttons pressed on the simulated GPIO bank, badges laid on the simulated badge reader,
+    commands sent like the room server's.
 
     `daemon` is a started `controller.daemon.Daemon` on sim backends.
     """
@@ -80,7 +81,13 @@ class ScriptPlayer:
         elif isinstance(event, Command):
             self.daemon.submit_command(event.name, json.dumps(event.args).encode())
         elif isinstance(event, Badge):
-            self.daemon.submit(Badge(self.daemon.now(), event.uid))
+            reader = getattr(self.daemon, "sim_badge", None)
+            if reader is None:
+                self.daemon.submit(Badge(self.daemon.now(), event.uid, event.removed))
+            elif event.removed:
+                reader.remove()
+            else:
+                reader.present(event.uid)
         elif isinstance(event, Tick):
             pass
 

@@ -10,6 +10,7 @@ import time
 import tty
 from collections import deque
 from collections.abc import Sequence
+from pathlib import Path
 
 from controller.errors import ProtocolError
 from drivers.reader.framing import MAX_PAYLOAD, FrameDecoder, FrameEncoder
@@ -42,6 +43,12 @@ class ReaderBoardSim:
     `inventory_period` seconds and on request, HEARTBEAT every `heartbeat_period` seconds.
     Frames wait in a bounded transmit queue written without blocking by the board thread, so a
     host that is not reading never blocks the caller (an overflow drops frames, like a FIFO).
+
+    With `link`, a symlink at that path follows the board's pty the way udev's
+    `/dev/tablectl-cards` follows the USB board: `unplug()` removes it and closes the pty,
+    `plug()` boots the board again on a new pty and puts the link back. `restart()` is a
+    reboot without unplugging (watchdog, brown-out). The tags on the antennas are physical:
+    they stay where they are through all of these, and may be moved meanwhile.
     """
 
     def __init__(
@@ -51,6 +58,7 @@ class ReaderBoardSim:
         firmware: str = "tablesim-1.0",
         inventory_period: float = 5.0,
         heartbeat_period: float = 1.0,
+        link: str | Path | None = None,
     ) -> None:
         self._hello = Hello(firmware, kind, tuple(antennas))  # validates names and kind
         if len(set(antennas)) != len(antennas):
@@ -71,6 +79,8 @@ class ReaderBoardSim:
         self._master = self._slave = -1
         self._wake_r = self._wake_w = -1
         self._started = 0.0
+        self.link = Path(link) if link is not None else None
+        self.boots = 0
         self.path = ""
         self.frames_sent = 0
         self.frames_dropped = 0
@@ -79,7 +89,7 @@ class ReaderBoardSim:
     # -- lifecycle -------------------------------------------------------------------------
 
     def start(self) -> None:
-        """Open the pty, queue HELLO and start the board thread."""
+        """Power up: open a pty, queue HELLO (sequence 0) and start the board thread."""
         if self._thread is not None:
             raise RuntimeError("reader board simulator already started")
         self._master, self._slave = os.openpty()
@@ -88,18 +98,51 @@ class ReaderBoardSim:
         self.path = os.ttyname(self._slave)
         self._wake_r, self._wake_w = os.pipe()
         os.set_blocking(self._wake_w, False)
-        self._started = time.monotonic()
         self._stop.clear()
-        self.send_hello()
+        self._boot()
+        if self.link is not None:
+            tmp = self.link.with_name(self.link.name + ".new")
+            with contextlib.suppress(FileNotFoundError):
+                tmp.unlink()
+            tmp.symlink_to(self.path)
+            tmp.replace(self.link)  # atomic, like udev
         self._thread = threading.Thread(target=self._run, name=f"reader-sim {self.path}")
         self._thread.daemon = True
         self._thread.start()
+
+    def _boot(self) -> None:
+        """Firmware start: fresh sequence numbers, empty FIFOs, uptime 0, HELLO first."""
+        with self._lock:
+            self._encoder = FrameEncoder()
+            self._rx = FrameDecoder()
+            self._tx.clear()
+            self._tx_bytes = 0
+            self._drop = self._corrupt = self._overflowed = 0
+            self._started = time.monotonic()
+            self.boots += 1
+        self.send_hello()
+
+    def restart(self) -> None:
+        """Reboot on the same port (watchdog, brown-out): new HELLO, sequence from 0."""
+        self._boot()
+        self._wake()
+
+    def unplug(self) -> None:
+        """Pull the USB cable: the link disappears, then the device (the pty) goes away."""
+        self.stop()
+
+    def plug(self) -> None:
+        """Plug it back in: the board boots on a new device and the link points to it."""
+        self.start()
 
     def stop(self) -> None:
         """Stop the thread and close the pty: to the host this is the board being unplugged."""
         thread, self._thread = self._thread, None
         if thread is None:
             return
+        if self.link is not None:
+            with contextlib.suppress(FileNotFoundError):
+                self.link.unlink()
         self._stop.set()
         self._wake()
         thread.join(timeout=5.0)

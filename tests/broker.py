@@ -25,6 +25,9 @@ ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE_DIR = ROOT / "examples" / "mosquitto"
 EXAMPLE_ACL = EXAMPLE_DIR / "acl"
 EXAMPLE_PASSWD = EXAMPLE_DIR / "passwd"
+EXAMPLE_CONF = EXAMPLE_DIR / "mosquitto.conf"
+MAKE_CERTS = EXAMPLE_DIR / "make-certs.sh"
+MAKE_PASSWD = EXAMPLE_DIR / "make-passwd.sh"
 
 #: The users of the shipped example (examples/mosquitto/README.md).
 USERS = {"table-t01": "table-secret", "room": "room-secret", "tv": "tv-secret"}
@@ -87,6 +90,42 @@ def make_tls_files(directory: Path) -> TlsFiles:
     return TlsFiles(ca_crt, crt, key)
 
 
+def run_script(script: Path, *args: str, env: dict[str, str] | None = None) -> str:
+    """Run a shipped shell script (no terminal on stdin); return its output, raise on failure."""
+    done = subprocess.run(
+        ["bash", str(script), *args],
+        env={**os.environ, **(env or {})},
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    if done.returncode != 0:
+        raise RuntimeError(f"{script.name} exited {done.returncode}: {done.stderr.strip()}")
+    return done.stdout
+
+
+def make_room_certs(
+    directory: Path, sans: Iterable[str] = ("localhost", "127.0.0.1"), args: Iterable[str] = ()
+) -> TlsFiles:
+    """A CA and server certificate made by the shipped examples/mosquitto/make-certs.sh."""
+    san_args = [a for san in sans for a in ("--san", san)]
+    run_script(MAKE_CERTS, "--dir", str(directory), *san_args, *args)
+    return TlsFiles(directory / "ca.crt", directory / "server.crt", directory / "server.key")
+
+
+def password_env(users: dict[str, str]) -> dict[str, str]:
+    """The environment make-passwd.sh reads the passwords of `users` from."""
+    env = {f"{u.upper().replace('-', '_')}_PASSWORD": p for u, p in users.items()}
+    return env | {"IDENTITIES": " ".join(users), "MOSQUITTO_PASSWD": MOSQUITTO_PASSWD}
+
+
+def make_room_passwd(path: Path, users: dict[str, str]) -> Path:
+    """A password file made by the shipped examples/mosquitto/make-passwd.sh."""
+    run_script(MAKE_PASSWD, str(path), env=password_env(users))
+    return path
+
+
 class Mosquitto:
     """A private mosquitto broker on a loopback port, with its own config in `workdir`."""
 
@@ -132,6 +171,8 @@ class Mosquitto:
             lines += ["persistence true", f"persistence_location {self.workdir}/"]
         else:
             lines.append("persistence false")
+        # as the shipped examples/mosquitto/mosquitto.conf: never drop a slow subscriber's events
+        lines.append("max_queued_messages 1000000")
         lines += ["log_type all", f"listener {self.port} {self.host}"]
         if self.tls is not None:
             lines += [
@@ -177,6 +218,12 @@ class Mosquitto:
         """Stop and start again on the same port (and the same persistence file)."""
         self.stop()
         return self.start()
+
+    def reload(self) -> None:
+        """SIGHUP: mosquitto re-reads its certificates, password file and ACL."""
+        if self._proc is None or self._proc.poll() is not None:
+            raise RuntimeError("mosquitto is not running")
+        self._proc.send_signal(signal.SIGHUP)
 
     @property
     def running(self) -> bool:

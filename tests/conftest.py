@@ -12,7 +12,15 @@ import pytest
 if str(Path(__file__).resolve().parent.parent) not in sys.path:
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from tests.broker import EXAMPLE_ACL, USERS, Mosquitto, TlsFiles, make_tls_files
+from tests.broker import (
+    EXAMPLE_ACL,
+    USERS,
+    Mosquitto,
+    TlsFiles,
+    make_room_certs,
+    make_room_passwd,
+    make_tls_files,
+)
 
 
 @pytest.fixture(scope="session")
@@ -40,4 +48,21 @@ def mosquitto_tls(tmp_path: Path, tls_files: TlsFiles) -> Iterator[Mosquitto]:
     """A TLS-only broker with the example users and ACL."""
     workdir = tmp_path / "mosquitto-tls"
     with Mosquitto(workdir, users=USERS, acl_file=EXAMPLE_ACL, tls=tls_files) as broker:
+        yield broker
+
+
+@pytest.fixture(scope="session")
+def room_certs(tmp_path_factory: pytest.TempPathFactory) -> TlsFiles:
+    """A CA and server certificate made by the shipped make-certs.sh (localhost, 127.0.0.1)."""
+    return make_room_certs(tmp_path_factory.mktemp("room-certs"))
+
+
+@pytest.fixture
+def mosquitto_room(tmp_path: Path, room_certs: TlsFiles) -> Iterator[Mosquitto]:
+    """The shipped security kit: TLS only, the shipped ACL, make-certs.sh certificates and
+    a password file made by make-passwd.sh (the USERS passwords)."""
+    workdir = tmp_path / "mosquitto-room"
+    workdir.mkdir()
+    passwd = make_room_passwd(workdir / "passwd", USERS)
+    with Mosquitto(workdir, password_file=passwd, acl_file=EXAMPLE_ACL, tls=room_certs) as broker:
         yield broker

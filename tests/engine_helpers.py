@@ -123,12 +123,16 @@ class Table:
         return self.do(ev(**fields))
 
     def deal(self, hole: dict[int, list[str]]) -> list[Message]:
+        """Deal one card at a time, starting left of the button (rule 35A-2)."""
         self.hole.update(hole)
+        hand = self.engine.hand
+        button = hand.positions.button if hand is not None else 0
+        order = sorted(hole, key=lambda s: (s <= button, s))
         events = [
             ev(t=self.step(0.05), event="tag_in", antenna=f"seat{s}", card=c)
             for i in range(2)
-            for s, cards in hole.items()
-            for c in cards[i : i + 1]
+            for s in order
+            for c in hole[s][i : i + 1]
         ]
         return self.do(*events)
 

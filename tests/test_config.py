@@ -60,6 +60,7 @@ def test_example_loads() -> None:
     assert config.chip_reader.backend == "sim"
     assert config.gpio.backend == "sim"
     assert config.badge.backend == "sim"
+    assert config.badge.staff == ROOT / "examples" / "staff" / "sim-staff.toml"
     assert config.card_reader.antennas == default_card_antennas(9)
     assert config.chip_reader.antennas == default_chip_antennas(9)
     assert sorted(config.gpio.allin_buttons) == list(range(1, 10))
@@ -456,3 +457,52 @@ def test_bad_credentials_file(tmp_path: Path, creds: str, expected: str) -> None
         expected,
     )
     assert re.search(r"creds\.toml", message.split("credentials_file", 1)[1])
+
+
+# [devices.badge_reader]
+
+
+def test_badge_reader_pcsc_with_reader_and_staff(tmp_path: Path) -> None:
+    write(tmp_path, "", name="staff.toml")
+    text = '[devices.badge_reader]\nbackend = "pcsc"\nreader = "ACR122"\nstaff = "staff.toml"\n'
+    badge = load_config(write(tmp_path, MINIMAL + text)).badge
+    assert (badge.backend, badge.reader, badge.staff) == ("pcsc", "ACR122", tmp_path / "staff.toml")
+
+
+def test_badge_reader_none_needs_no_staff_but_may_name_one(tmp_path: Path) -> None:
+    none = '[devices.badge_reader]\nbackend = "none"\n'
+    assert load_config(write(tmp_path, MINIMAL + none)).badge.staff is None
+    write(tmp_path, "", name="staff.toml")
+    with_staff = load_config(write(tmp_path, MINIMAL + none + 'staff = "staff.toml"\n'))
+    assert with_staff.badge.staff == tmp_path / "staff.toml"  # replay resolves badges
+
+
+@pytest.mark.parametrize("backend", ["sim", "pcsc"])
+def test_badge_reader_needs_staff(tmp_path: Path, backend: str) -> None:
+    refuse(
+        tmp_path,
+        MINIMAL + f'[devices.badge_reader]\nbackend = "{backend}"\n',
+        "[devices.badge_reader] staff: required",
+        f'backend = "{backend}"',
+    )
+
+
+def test_badge_reader_staff_file_missing(tmp_path: Path) -> None:
+    message = refuse(
+        tmp_path,
+        MINIMAL + '[devices.badge_reader]\nbackend = "sim"\nstaff = "staff/none.toml"\n',
+        "[devices.badge_reader] staff: file not found:",
+    )
+    assert message.endswith(str(tmp_path / "staff" / "none.toml"))
+
+
+@pytest.mark.parametrize(
+    ("snippet", "expected"),
+    [
+        ('staff = 3\nbackend = "sim"\n', "[devices.badge_reader] staff: expected a string"),
+        ('reader = ""\n', "[devices.badge_reader] reader: must not be empty"),
+        ('staf = "s.toml"\n', "unknown key 'staf' in [devices.badge_reader]"),
+    ],
+)
+def test_badge_reader_refusals(tmp_path: Path, snippet: str, expected: str) -> None:
+    refuse(tmp_path, MINIMAL + "[devices.badge_reader]\n" + snippet, expected)

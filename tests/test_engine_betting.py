@@ -500,8 +500,16 @@ def test_rule_53A_held_action_lapses_when_the_street_ends() -> None:
 
 
 def test_card_moved_to_another_seat_leaves_the_first_seats_hand() -> None:
-    table = _preflop()
+    table = Table(button=3)
+    table.shuffle()
+    table.push(1, 25, 25)
+    table.push(2, 100)
+    # Seat 1's second card is pitched, then slides on to seat 2 before seat 2's second card.
     table.do(
+        ev(t=table.step(), event="tag_in", antenna="seat1", card="Ad"),
+        ev(t=table.step(), event="tag_in", antenna="seat2", card="Kd"),
+        ev(t=table.step(), event="tag_in", antenna="seat3", card="Qd"),
+        ev(t=table.step(), event="tag_in", antenna="seat1", card="As"),
         ev(t=table.step(), event="tag_out", antenna="seat1", card="As"),
         ev(t=table.step(), event="tag_in", antenna="seat2", card="As"),
     )

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from controller.trace import TagIn
-from tests.engine_helpers import ev, events_of, new_engine, public_text, run, seat_all
+from tests.engine_helpers import Table, ev, events_of, new_engine, public_text, run, seat_all
 
 CARD = re.compile(r"\b[23456789TJQKA][cdhs]\b")
 
@@ -73,51 +73,56 @@ def test_hole_cards_go_only_to_holecards_topic_the_moment_they_are_read() -> Non
 
 
 def test_board_dealt_flop_turn_river_in_order() -> None:
-    engine = _table()
-    run(engine, [ev(t=1, event="button", name="shuffler")])
-    out = run(
-        engine,
-        [
-            ev(t=2, event="tag_in", antenna="burn", card="2c"),
-            ev(t=3, event="tag_in", antenna="board", card="Ah"),
-            ev(t=3.1, event="tag_in", antenna="board", card="Kh"),
-            ev(t=3.2, event="tag_in", antenna="board", card="Qh"),
-            ev(t=4, event="tag_in", antenna="burn", card="3c"),
-            ev(t=5, event="tag_in", antenna="board", card="Jh"),
-            ev(t=6, event="tag_in", antenna="burn", card="4c"),
-            ev(t=7, event="tag_in", antenna="board", card="Th"),
-        ],
-    )
+    table = Table(button=3)
+    table.shuffle()
+    table.push(1, 25, 25)
+    table.push(2, 100)
+    table.deal({1: ["2h", "3h"], 2: ["4h", "5h"], 3: ["6h", "7h"]})
+    table.push(3, 100)
+    table.push(1, 50)
+    table.button("check")
+    start = len(table.out)
+    for cards, burn in ((("Ah", "Kh", "Qh"), "2c"), (("Jh",), "3c"), (("Th",), "4c")):
+        table.board(*cards, burn=burn)
+        for _ in range(3):
+            table.button("check")
+    out = table.out[start:]
     dealt = events_of(out, "board_dealt")
     assert [(d["street"], d["cards"]) for d in dealt] == [
         ("flop", ["Ah", "Kh", "Qh"]),
         ("turn", ["Jh"]),
         ("river", ["Th"]),
     ]
-    seqs = [e["seq"] for e in events_of(out)]
-    assert seqs == list(range(seqs[0], seqs[0] + len(seqs)))
-    assert engine.snapshot()["board"] == ["Ah", "Kh", "Qh", "Jh", "Th"]
+    seqs = [e["seq"] for e in events_of(table.out)]
+    assert seqs == list(range(1, len(seqs) + 1))
+    assert not [a for a in table.alerts() if a["type"].startswith(("procedure", "burn"))]
 
 
-def test_unknown_tag_raises_alert_and_changes_nothing() -> None:
+def test_rule_35E_foreign_card_fouls_the_deck_and_returns_every_bet() -> None:
     class Deck:
         def card_of(self, uid: str) -> str | None:
             return {"04AA": "As"}.get(uid)
 
-    engine = _table()
-    engine.deck = Deck()
-    run(engine, [ev(t=1, event="button", name="shuffler")])
-    before = engine.snapshot()
-    out = engine.apply(TagIn(t=2, antenna="seat1", uid="04FFFFFFFF"))
+    table = Table(button=3)
+    table.engine.deck = Deck()
+    table.shuffle()
+    table.push(1, 25, 25)
+    table.push(2, 100)
+    out = table.do(TagIn(t=table.step(), antenna="seat1", uid="04FFFFFFFF"))
     alerts = [m.payload for m in out if m.topic == "alerts"]
-    assert [a["type"] for a in alerts] == ["unknown_tag"]
+    assert [a["type"] for a in alerts] == ["unknown_tag", "fouled_deck"]
     assert alerts[0]["uid"] == "04FFFFFFFF"
-    assert engine.snapshot()["seats"] == before["seats"]
-    out = engine.apply(TagIn(t=3, antenna="seat1", uid="04AA"))
-    assert [m.payload["cards"] for m in out if m.topic == "holecards"] == [["As"]]
+    fouled = events_of(out, "fouled_deck")[0]
+    assert (fouled["reason"], fouled["rule"]) == ("foreign_card", "35E")
+    assert events_of(out, "bets_returned")[0]["refunds"] == {"1": 50, "2": 100}
+    assert table.stacks() == {1: 10_000, 2: 10_000, 3: 10_000}
+    assert table.state["held"] == ["fouled_deck"] and table.state["hand"] is None
+    # Held until the floor releases it: no new hand.
+    out = table.shuffle()
+    assert [m.payload["type"] for m in out if m.topic == "alerts"] == ["table_held"]
 
 
-def test_card_read_at_two_antennas_at_once_alerts_without_leaking_it() -> None:
+def test_rule_35E_same_card_at_two_seats_at_once_is_a_duplicate_without_leaking_it() -> None:
     engine = _table()
     run(
         engine,
@@ -130,11 +135,12 @@ def test_card_read_at_two_antennas_at_once_alerts_without_leaking_it() -> None:
     alerts = [m.payload for m in out if m.topic == "alerts"]
     assert alerts and alerts[0]["type"] == "card_at_two_antennas"
     assert alerts[0]["antennas"] == ["seat1", "seat2"]
+    assert events_of(out, "fouled_deck")[0]["reason"] == "duplicate_card"
     assert not [m for m in out if m.topic == "holecards"]
     assert not CARD.search(public_text(out))
 
 
-def test_card_at_empty_seat_or_outside_hand_alerts() -> None:
+def test_card_outside_hand_alerts_and_rule_35A3_card_to_empty_seat_is_a_misdeal() -> None:
     engine = _table(range(1, 3))
     out = engine.apply(ev(t=0.5, event="tag_in", antenna="seat1", card="As"))
     assert [m.payload["type"] for m in out if m.topic == "alerts"] == ["card_outside_hand"]
@@ -146,7 +152,12 @@ def test_card_at_empty_seat_or_outside_hand_alerts() -> None:
         ],
     )
     out = engine.apply(ev(t=2, event="tag_in", antenna="seat7", card="Kd"))
-    assert [m.payload["type"] for m in out if m.topic == "alerts"] == ["card_to_seat_not_dealt_in"]
+    misdeal = events_of(out, "misdeal")[0]
+    assert (misdeal["reason"], misdeal["rule"], misdeal["seat"]) == (
+        "card_to_seat_not_entitled",
+        "35A-3",
+        7,
+    )
     assert not [m for m in out if m.topic == "holecards"]
 
 

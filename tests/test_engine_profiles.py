@@ -33,3 +33,36 @@ def test_venezia_starts_on_the_shuffler_button() -> None:
     table.shuffle()
     started = table.events("hand_started")[0]
     assert started["trigger"] == "shuffler" and started["profile_rule"] == "art. 17"
+
+
+def _straddle_hand(profile: str) -> Table:
+    """Seat 3 (left of the big blind) puts out 200 before the cards; everyone calls."""
+    table = Table(seats=(1, 2, 3, 4), button=4, profile=profile)
+    table.shuffle()
+    table.push(1, 25, 25)
+    table.push(2, 100)
+    table.push(3, 100, 100)
+    table.deal({1: ["Ah", "Kh"], 2: ["Qd", "Jd"], 3: ["9s", "9c"], 4: ["7h", "2c"]})
+    table.push(4, 100, 100)
+    table.push(1, 100, 50)
+    table.push(2, 100)
+    return table
+
+
+def test_campione_straddle_is_posted_and_the_straddler_acts_last_preflop() -> None:
+    """Campione, "Puntate aggiuntive" (004:8): a straddle of twice the big blind, before
+    the cards, by the player left of the big blind, who then acts last and may raise."""
+    table = _straddle_hand("campione")
+    posted = [e for e in table.events("posted") if e["blind"] == "straddle"]
+    assert [(e["seat"], e["amount"]) for e in posted] == [(3, 200)]
+    assert [(s, a) for s, a, *_ in table.actions()] == [(4, "call"), (1, "call"), (2, "call")]
+    assert table.state["to_act"] == 3  # the straddler's option
+    table.push(3, 100, 100, 100, 100)  # raises to 600: a full raise of the 200 straddle
+    assert table.actions()[-1][:3] == (3, "raise", 600)
+
+
+def test_tda_2019_has_no_straddle_the_early_chips_are_a_raise() -> None:
+    table = _straddle_hand("tda-2019")
+    assert not [e for e in table.events("posted") if e["blind"] == "straddle"]
+    assert table.actions()[0][:3] == (3, "raise", 200)
+    assert table.state["to_act"] is None  # everyone called: no option for seat 3

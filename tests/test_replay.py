@@ -19,6 +19,14 @@ TRACES = sorted(p for p in SCENARIOS.glob("*.jsonl") if not p.name.endswith(".ex
 
 
 def replay(trace: Path, *extra: str) -> subprocess.CompletedProcess[bytes]:
+    """Replay a trace; a `# profile: NAME` line in it selects the rule profile."""
+    profile = [
+        line.split(":", 1)[1].strip()
+        for line in trace.read_text().splitlines()
+        if line.startswith("# profile:")
+    ]
+    if profile and "--profile" not in extra:
+        extra = ("--profile", profile[0], *extra)
     return subprocess.run(
         [
             sys.executable,

@@ -31,7 +31,10 @@ GOOD_EVENTS = [
     base_event("pot_awarded", pot=0, amount=1200, winners=[3, 4], shares={"3": 600, "4": 600}),
     base_event("hand_completed", stacks={"3": 20600, "4": 19400}),
     {**base_event("hand_completed", stacks={}), "hand": None, "extra_field": {"new": 1}},
-    base_event("dealer_changed", badge="04A1B2C3D4E5F6"),  # new types may be added
+    base_event(
+        "dealer_changed", dealer={"uid": "04A1B2C3D4E5F6", "name": "Maria Rossi"}, previous=None
+    ),
+    base_event("table_resumed"),  # new types may be added
 ]
 
 BAD_EVENTS = {

@@ -47,6 +47,7 @@ class Zone:
     chips: dict[str, int] = field(default_factory=dict)  # settled chips physically there
     pending: dict[str, int] = field(default_factory=dict)  # arrived since the last settle
     pulled: list[int] = field(default_factory=list)  # settled chips taken back by the player
+    nudged: dict[str, int] = field(default_factory=dict)  # settled chips moved out of turn
     last_t: float = 0.0
 
 
@@ -68,6 +69,24 @@ class Blinds:
     bb_ante: bool
 
 
+@dataclass(frozen=True, slots=True)
+class Opening:
+    """The betting as the first round opened (blinds, antes, a straddle in): the point a
+    misdeal's exact re-play returns to (rule 35-C)."""
+
+    live: frozenset[int]
+    contrib: dict[int, int]
+    posted: dict[int, int]
+    owed: dict[int, int]
+    antes: int
+    dead: int
+    straddle_seat: int | None
+    straddle: int
+    blinds: Blinds
+    zones: dict[int, dict[str, int]]
+    stacks: dict[int, int]
+
+
 class HandBetting:
     """Everything about a hand's chips: it owns the stacks of the dealt-in seats."""
 
@@ -84,6 +103,7 @@ class HandBetting:
         hole: Callable[[int], list[str]],
         board: Callable[[], list[str]],
         odd_unit: int = 1,
+        straddle_multiple: int = 0,
     ) -> None:
         self.emit = emit
         self.seats = seats
@@ -112,6 +132,17 @@ class HandBetting:
         self.posted: dict[int, int] = {s: 0 for s in dealt_in}
         self.antes = 0
         self.dead = 0  # a big-blind ante (RP-11) is dead money in the main pot, no one's bet
+        # A house straddle (Campione "Puntate aggiuntive"): the seat left of the big blind may
+        # put out `straddle_multiple` big blinds before the cards; it then acts last preflop.
+        self.straddle_multiple = straddle_multiple if len(dealt_in) > 2 else 0
+        self.straddle_seat: int | None = None
+        self.straddle = 0
+        self.cards_dealt = False  # set by the engine at the first hole card
+        self._antes_taken = False
+        self._sa: tuple[int, bool] = (0, False)
+        # Called when the first round opens (blinds, antes, a straddle in): the engine keeps
+        # the `opening()` there, the point a misdeal's exact re-play returns to (rule 35-C).
+        self.on_open: Callable[[], None] | None = None
         if not any(self.owed.values()):
             self._open_preflop()
 
@@ -152,8 +183,11 @@ class HandBetting:
 
     @property
     def substantial_action(self) -> bool:
-        """Rule 36: substantial action has occurred in this hand."""
-        return substantial_action(self.actions)
+        """Rule 36: substantial action has occurred in this hand (kept per action count)."""
+        n = len(self.actions)
+        if self._sa[0] != n:
+            self._sa = (n, substantial_action(self.actions))
+        return self._sa[1]
 
     # ------------------------------------------------------------------ forced bets
 
@@ -228,24 +262,74 @@ class HandBetting:
         self.phase = "betting"
         # Ante chips in a bet zone belong to the pot, not to the seat's bet: they must not
         # count as "prior chips" of the seat's next push (rule 46 is about its bet).
-        for seat, zone in self.zones.items():
-            ante = self._ante_paid(seat)
-            if ante:
-                _take_value(zone.chips, ante)
+        if not self._antes_taken:
+            self._antes_taken = True
+            for seat, zone in self.zones.items():
+                ante = self._ante_paid(seat)
+                if ante:
+                    _take_value(zone.chips, ante)
         order = street_order(
             [s for s in self.dealt_in if s in self.live],
             button=self.pos.button,
             big_blind_seat=self.pos.big_blind,
             preflop=True,
         )
+        if self.straddle_seat is not None and self.straddle_seat in order:
+            # The straddler acts last on the first round, with the option to raise.
+            i = order.index(self.straddle_seat)
+            order = order[i + 1 :] + order[: i + 1]
         self.round = self._new_round(
             order,
             bets={s: self.posted[s] for s in order},
-            blind_level=self.blinds.big_blind,
+            blind_level=max(self.blinds.big_blind, self.straddle),
             pot=self.antes,
             big_blind_seat=self.pos.big_blind,
+            last_full_raise=self.straddle or None,
         )
+        if self.on_open is not None:
+            self.on_open()
         self._after_change(0.0)
+
+    def _utg(self) -> int | None:
+        """The seat left of the big blind: the one that may straddle."""
+        order = street_order(
+            [s for s in self.dealt_in if s in self.live],
+            button=self.pos.button,
+            big_blind_seat=self.pos.big_blind,
+            preflop=True,
+        )
+        return order[0] if order else None
+
+    def _try_straddle(self, seat: int, amount: int) -> bool:
+        """A push of exactly the straddle by the seat left of the big blind, before the cards."""
+        if (
+            not self.straddle_multiple
+            or self.cards_dealt
+            or self.actions
+            or self.straddle_seat is not None
+            or seat != self._utg()
+        ):
+            return False
+        size = self.straddle_multiple * self.blinds.big_blind
+        if amount != size or self.seats[seat].stack < size:
+            return False
+        self.straddle_seat = seat
+        self.straddle = size
+        self.posted[seat] += size
+        self.contrib[seat] += size
+        self.seats[seat].stack -= size
+        self.emit.event(
+            "posted",
+            seat=seat,
+            blind="straddle",
+            amount=size,
+            ante=0,
+            allin=self.seats[seat].stack == 0,
+            rule=None,
+            house_rule="straddle",
+        )
+        self._open_preflop()
+        return True
 
     def _new_round(
         self,
@@ -255,6 +339,7 @@ class HandBetting:
         blind_level: int,
         pot: int,
         big_blind_seat: int | None,
+        last_full_raise: int | None = None,
     ) -> BettingRound:
         bb = max(self.blinds.big_blind, 1)
         street = STREETS[self.street_i]
@@ -269,6 +354,7 @@ class HandBetting:
             big_blind_seat=big_blind_seat,
             bet_unit=limit_bet_size(street, bb) if self.structure == "fl" else None,  # type: ignore[arg-type]
             raise_cap=limit_raise_cap(len(self.live)),
+            last_full_raise=last_full_raise,
         )
 
     def _open_street(self) -> None:
@@ -366,6 +452,10 @@ class HandBetting:
     def chip_in(self, t: float, seat: int, uid: str, value: int) -> None:
         """A chip arrived in the seat's bet zone."""
         zone = self.zones[seat]
+        if uid in zone.nudged:
+            # A settled chip nudged out of the zone and back (not the seat's turn): no bet.
+            zone.chips[uid] = zone.nudged.pop(uid)
+            return
         zone.pending[uid] = value
         zone.last_t = t
         self.unsettled.add(seat)
@@ -384,6 +474,8 @@ class HandBetting:
             zone.pulled.append(value)  # rule 46: prior chips taken back as part of a push
             zone.last_t = t
             self.unsettled.add(seat)
+        elif value is not None and self.phase in ("posting", "betting"):
+            zone.nudged[uid] = value
 
     def settle(self, t: float, *, only_due: bool, except_seat: int | None = None) -> None:
         """Read pushes as settled: those quiet for settle_seconds, or all of them."""
@@ -410,6 +502,10 @@ class HandBetting:
         assert rnd is not None
         new = list(zone.pending.values())
         pulled = list(zone.pulled)
+        if not pulled and self._try_straddle(seat, sum(new)):
+            zone.chips.update(zone.pending)
+            zone.pending.clear()
+            return
         prior = [*zone.chips.values(), *pulled]
         zone.chips.update(zone.pending)
         zone.pending.clear()
@@ -601,6 +697,72 @@ class HandBetting:
                 self._open_preflop()
                 return
         self._after_change(t)
+
+    def kill(self, t: float, seat: int, rule: str) -> None:
+        """The seat's hand is dead by rule (37, 38, 30, 71-C): not an action, its chips stay in."""
+        if seat not in self.live:
+            return
+        rnd = self.round
+        if rnd is not None and seat in rnd.behind and seat not in rnd.folded:
+            rnd.folded.add(seat)
+        self.live.discard(seat)
+        self.held.pop(seat, None)
+        self.declared.pop(seat, None)
+        # During posting the killed seat's blinds and antes are still due (rules 30, 71-C):
+        # the dealer posts them and they go to the pot.
+        self._after_change(t)
+
+    def opening(self) -> Opening:
+        """What `return_to` needs to undo every action since the first round opened."""
+        return Opening(
+            live=frozenset(self.live),
+            contrib=dict(self.contrib),
+            posted=dict(self.posted),
+            owed=dict(self.owed),
+            antes=self.antes,
+            dead=self.dead,
+            straddle_seat=self.straddle_seat,
+            straddle=self.straddle,
+            blinds=self.blinds,
+            zones={s: dict(z.chips) for s, z in self.zones.items()},
+            stacks={s: self.seats[s].stack for s in self.dealt_in},
+        )
+
+    def return_to(self, o: Opening) -> None:
+        """Undo every action since `o` was taken: chips back behind, the first round again."""
+        self.live = set(o.live)
+        self.contrib = dict(o.contrib)
+        self.posted = dict(o.posted)
+        self.owed = dict(o.owed)
+        self.antes, self.dead = o.antes, o.dead
+        self.straddle_seat, self.straddle = o.straddle_seat, o.straddle
+        self.blinds = o.blinds
+        self.zones = {s: Zone(chips=dict(o.zones.get(s, {}))) for s in self.dealt_in}
+        for s, stack in o.stacks.items():
+            self.seats[s].stack = stack
+        self.unsettled = set()
+        self.declared = {}
+        self.held = {}
+        self.actions = []
+        self._sa = (0, False)
+        self.street_i = 0
+        self.round = None
+        self.tabled = False
+        self.shown = set()
+        self.river_aggressor = None
+        self._open_preflop()
+
+    def reopen_posting(self, blinds: Blinds) -> dict[int, int]:
+        """Rule 23 correction: the hand goes on at another level; what each seat still owes."""
+        posted = {s: self.posted[s] + self._ante_paid(s) for s in self.dealt_in}
+        self.blinds = blinds
+        self.round = None
+        self.phase = "posting"
+        owed = self._forced_bets()
+        self.owed = {s: max(0, owed[s] - posted[s]) if s in self.live else 0 for s in self.dealt_in}
+        if not any(self.owed.values()):
+            self._open_preflop()
+        return {s: o for s, o in self.owed.items() if o}
 
     # ------------------------------------------------------------------ progress
 

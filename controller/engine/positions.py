@@ -83,5 +83,8 @@ def _previous_seat(seat: int, n_seats: int) -> int:
 
 def waits_for_button(seat: int, pos: Positions, n_seats: int) -> bool:
     """Rules 8-A and 10: a new player may get any seat, blinds or button included, but is
-    not dealt in while seated between the button and the small blind."""
+    not dealt in while seated between the button and the small blind. Heads-up the
+    button is the small blind: nobody is between them (rule 34)."""
+    if pos.heads_up or pos.button == pos.sb_position:
+        return False
     return between(seat, pos.button, pos.sb_position, n_seats)

@@ -120,6 +120,7 @@ class Profile:
     misdeal_max_actions: int | None = None  # None: until substantial action (35-D, 36)
     misdeal_exposed_downcards: int | None = 2  # 35A-5: 1 of the first 2, or any 2 exposed
     single_exposed_card: SingleExposedCard = "unspecified"  # TDA 2019 has no hold'em rule
+    misdeal_extra_cards: int = 1  # 35A ("not necessarily limited to"): an extra card
     four_card_flop: FourCardFlop = "scramble_floor_picks_burn"  # TDA 2019 39
     premature_card: PrematureCard = "rp5"  # TDA 2019 RP-5
     straddle: Straddle | None = None  # TDA 2019 has no straddle
@@ -416,6 +417,7 @@ _PROFILES = (
         hand_start_triggers=("first_card",),  # lifting the cards = the first card at a seat
         misdeal_max_actions=2,  # art. 24, 003:183-185: two or more moves and the hand stands
         misdeal_exposed_downcards=None,  # art. 24, 003:182: only the first or second card
+        misdeal_extra_cards=2,  # art. 24, 003:176: "ulteriori due o più carte"
         four_card_flop="unspecified",  # 003: none; art. 1 (003:10-12) defers to CASAG rules
         premature_card="unspecified",  # 003: none
         bb_ante_recommended=False,  # 003: no ante format in the text
@@ -432,6 +434,7 @@ _PROFILES = (
         source="004_3695c542e3bee12b.txt",
         language="it",
         single_exposed_card="replace_as_burn",  # "Forme di misdeal", 004:10
+        misdeal_extra_cards=2,  # "Forme di misdeal", 004:10: "due o più carte in eccesso"
         straddle=Straddle(multiple=2, acts_last_preflop=True),  # "Puntate aggiuntive", 004:8
         rake=Rake(  # "Rake", 004:18
             percent=5,

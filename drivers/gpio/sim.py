@@ -2,16 +2,24 @@
 
 from __future__ import annotations
 
+import contextlib
+import logging
+import os
+import socket
+import stat
 import threading
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from controller.errors import DeviceError
 from drivers.gpio.base import Edge, EdgeCallback, PinBackend, check_edge, check_pin
 
 BCM_HEADER_PINS = range(28)
 """GPIO0..GPIO27: the pins of a Raspberry Pi 40-pin header."""
+
+log = logging.getLogger(__name__)
 
 
 class ManualClock:
@@ -43,6 +51,7 @@ class _Pin:
     callback: EdgeCallback | None = None
     bounce_s: float = 0.0
     last_reported: float | None = None
+    lose_edges: int = 0  # fault injection: level changes whose callback never fires
 
 
 class SimBackend(PinBackend):
@@ -53,6 +62,11 @@ class SimBackend(PinBackend):
     against `clock`. Every pin keeps a history of (time, level) changes. Misuse raises
     DeviceError, as the hardware library would. Callbacks run in the caller's thread,
     outside the backend's lock, so they may call back into the backend.
+
+    With `control_socket`, the outside world may also be another process: a unix stream
+    socket at that path takes one line per connection, `press <pin>`, `release <pin>` or
+    `set <pin> <0|1>`, drives the input and answers `ok` or `error: <why>` (e.g. the pin
+    is not configured yet). Nobody listening (the daemon is down) means nobody pressed.
     """
 
     name = "sim"
@@ -61,6 +75,7 @@ class SimBackend(PinBackend):
         self,
         clock: Callable[[], float] | None = None,
         pins: Iterable[int] = BCM_HEADER_PINS,
+        control_socket: str | Path | None = None,
     ) -> None:
         self._clock: Callable[[], float] = clock if clock is not None else time.monotonic
         if isinstance(self._clock, ManualClock):
@@ -71,6 +86,10 @@ class SimBackend(PinBackend):
         self._pins: dict[int, _Pin] = {}
         self._lock = threading.RLock()
         self._closed = False
+        self._control: socket.socket | None = None
+        self._control_path: Path | None = None
+        if control_socket is not None:
+            self._listen(Path(control_socket))
 
     # -- PinBackend ---------------------------------------------------------------------
 
@@ -129,9 +148,67 @@ class SimBackend(PinBackend):
             state.bounce_s = bounce_ms / 1000.0
 
     def close(self) -> None:
+        control, self._control = self._control, None
+        if control is not None:
+            with contextlib.suppress(OSError):
+                control.shutdown(socket.SHUT_RDWR)
+            control.close()
+            if self._control_path is not None:
+                with contextlib.suppress(FileNotFoundError):
+                    self._control_path.unlink()
         with self._lock:
             self._pins.clear()
             self._closed = True
+
+    # -- control socket (the outside world in another process) --------------------------
+
+    def _listen(self, path: Path) -> None:
+        try:
+            if path.is_socket():
+                path.unlink()  # left behind by a process that was killed
+            elif path.exists():
+                raise DeviceError(f"GPIO control socket {path}: exists and is not a socket")
+            server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            server.bind(str(path))
+            os.chmod(path, stat.S_IRUSR | stat.S_IWUSR)
+            server.listen(8)
+        except OSError as exc:
+            raise DeviceError(f"GPIO control socket {path}: {exc.strerror or exc}") from exc
+        self._control, self._control_path = server, path
+        thread = threading.Thread(
+            target=self._serve_control, args=(server,), name="gpio-sim-control", daemon=True
+        )
+        thread.start()
+
+    def _serve_control(self, server: socket.socket) -> None:
+        while True:
+            try:
+                conn, _ = server.accept()
+            except OSError:
+                return  # closed
+            with conn:
+                try:
+                    conn.settimeout(2.0)
+                    line = conn.makefile("r", encoding="ascii", errors="replace").readline()
+                    conn.sendall((self._control_line(line.strip()) + "\n").encode())
+                except OSError as exc:
+                    log.warning("GPIO control socket: %s", exc)
+
+    def _control_line(self, line: str) -> str:
+        """Carry out one control command; the answer line."""
+        words = line.split()
+        try:
+            if len(words) == 2 and words[0] in ("press", "release") and words[1].isdigit():
+                (self.press if words[0] == "press" else self.release)(int(words[1]))
+            elif len(words) == 3 and words[0] == "set" and words[1].isdigit():
+                if words[2] not in ("0", "1"):
+                    return f"error: level must be 0 or 1, got {words[2]!r}"
+                self.set_input(int(words[1]), words[2] == "1")
+            else:
+                return f"error: unknown command {line!r} (press N, release N, set N 0|1)"
+        except DeviceError as exc:
+            return f"error: {exc}"
+        return "ok"
 
     # -- the outside world --------------------------------------------------------------
 
@@ -147,13 +224,21 @@ class SimBackend(PinBackend):
                 return
             now = self._change(state, level)
             wanted = state.edge == "both" or state.edge == ("rising" if level else "falling")
-            if state.callback is not None and wanted:
+            if state.lose_edges and wanted:
+                state.lose_edges -= 1  # the edge was missed (as an edge interrupt can be)
+            elif state.callback is not None and wanted:
                 last = state.last_reported
                 if last is None or now - last >= state.bounce_s:
                     state.last_reported = now
                     fire = state.callback
         if fire is not None:
             fire(pin)
+
+    def lose_next_edge(self, pin: int, n: int = 1) -> None:
+        """Fault injection: the next `n` edges of `pin` change its level but fire no callback,
+        like an edge interrupt the kernel never delivered. `read` still tells the truth."""
+        with self._lock:
+            self._get(pin).lose_edges += n
 
     def press(self, pin: int) -> None:
         """Close an active-low button's contact: the input goes low."""
@@ -224,3 +309,21 @@ class SimBackend(PinBackend):
         if state is None:
             raise DeviceError(f"GPIO{pin} is not configured")
         return state
+
+
+def send_control(path: str | Path, line: str, timeout: float = 5.0) -> str:
+    """Send one control line to a SimBackend's control socket (from any process); its answer.
+
+    Raises OSError when nobody listens (FileNotFoundError, ConnectionRefusedError).
+    """
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
+        sock.settimeout(timeout)
+        sock.connect(str(path))
+        sock.sendall(line.encode("ascii") + b"\n")
+        answer = b""
+        while not answer.endswith(b"\n"):
+            chunk = sock.recv(256)
+            if not chunk:
+                break
+            answer += chunk
+    return answer.decode("ascii", errors="replace").strip()

@@ -5,7 +5,8 @@ from __future__ import annotations
 import contextlib
 import logging
 import threading
-from collections.abc import Callable, Sequence
+import time
+from collections.abc import Callable, Mapping, Sequence
 
 import serial
 
@@ -19,6 +20,7 @@ log = logging.getLogger(__name__)
 
 EventSink = Callable[[TagIn | TagOut], None]
 AlertSink = Callable[[str, str, dict[str, object]], None]
+DeviceSink = Callable[[str], None]  # "offline" | "online"
 
 
 class ReaderDriver:
@@ -28,6 +30,17 @@ class ReaderDriver:
     reports: TAG_IN/TAG_OUT, or an INVENTORY (requested after a sequence gap, a reconnect or an
     unsolicited HELLO) whose difference from the view is emitted as TagOut/TagIn events.
     Callbacks run on the driver thread.
+
+    Availability goes to `on_device`: "offline" once when the port cannot be opened, is
+    lost, or the board goes silent; "online" once the port is open again AND a full
+    INVENTORY was applied, i.e. after the diff events it produced (same thread, so they
+    reach the caller first). The first successful sync reports "online" too. A board that
+    restarts without going away (an unasked HELLO after the sync, or its uptime going
+    backwards) is only re-read: `reader_restarted` alert, inventory, no offline/online.
+    A lost port is reopened with capped exponential backoff (`reconnect_delay` doubling
+    up to `reconnect_max_delay`). `initial` seeds the view (what the journal says is on
+    the antennas), so a restarted daemon emits only what changed while it was away.
+    `clock` stamps events; `monotonic` times the driver's own timeouts.
     """
 
     def __init__(
@@ -39,23 +52,35 @@ class ReaderDriver:
         clock: Callable[[], float],
         baudrate: int = 115200,
         name: str = "card_reader",
-        reconnect_delay: float = 1.0,
+        reconnect_delay: float = 0.25,
         silent_after: float = 3.0,
         alert_interval: float = 1.0,
         request_timeout: float = 1.0,
+        *,
+        on_device: DeviceSink | None = None,
+        reconnect_max_delay: float = 4.0,
+        monotonic: Callable[[], float] = time.monotonic,
+        initial: Mapping[str, Sequence[str]] | None = None,
     ) -> None:
         self.port = port
         self.antennas = tuple(antennas)
         self.baudrate = baudrate
         self.name = name
         self.reconnect_delay = reconnect_delay
+        self.reconnect_max_delay = max(reconnect_max_delay, reconnect_delay)
         self.silent_after = silent_after
         self.request_timeout = request_timeout
         self._on_event = on_event
         self._on_alert = on_alert
+        self._on_device = on_device
         self._clock = clock
+        self._mono = monotonic
         self._alerts = AlertLimiter(self._alert, alert_interval)
         self._view = TagView(self.antennas)
+        for antenna, uids in (initial or {}).items():
+            if antenna in self.antennas:
+                for uid in uids:
+                    self._view.add(antenna, uid.upper())
         self._decoder = FrameDecoder()
         self._encoder = FrameEncoder()
         self._lock = threading.Lock()
@@ -69,6 +94,10 @@ class ReaderDriver:
         self._awaiting: dict[int, float] = {}  # request type -> when to ask again
         self._silent_alerted = False
         self._last_frame = 0.0
+        self._device_state: str | None = None  # last state given to on_device
+        self._delay = reconnect_delay  # the next reconnect wait (backoff)
+        self._restarts = 0
+        self._open_failures = 0
         self.hello: msgs.Hello | None = None
         self.uptime_ms: int | None = None
         self._dropped_events = 0
@@ -119,7 +148,14 @@ class ReaderDriver:
                 "dropped_events": self._dropped_events,
                 "reconnects": self._reconnects,
                 "inventories": self._inventories,
+                "restarts": self._restarts,
+                "open_failures": self._open_failures,
             }
+
+    @property
+    def device_state(self) -> str | None:
+        """The availability last reported to `on_device` ("offline"/"online"), or None."""
+        return self._device_state
 
     # -- thread ----------------------------------------------------------------------------
 
@@ -127,9 +163,11 @@ class ReaderDriver:
         while not self._stop.is_set():
             port = self._open()
             if port is None:
-                self._alerts.flush(self._clock())
-                self._stop.wait(self.reconnect_delay)
+                self._alerts.flush(self._mono())
+                self._stop.wait(self._delay)
+                self._delay = min(self._delay * 2, self.reconnect_max_delay)
                 continue
+            self._delay = self.reconnect_delay
             try:
                 self._serve(port)
             except (serial.SerialException, OSError) as exc:
@@ -147,6 +185,8 @@ class ReaderDriver:
         try:
             port = serial.Serial(self.port, self.baudrate, timeout=0.05)
         except (serial.SerialException, OSError, ValueError) as exc:
+            with self._lock:
+                self._open_failures += 1
             if not self._down_alerted:
                 self._down_alerted = True
                 self._alert(
@@ -154,6 +194,7 @@ class ReaderDriver:
                     f"{self.name}: cannot open {self.port}",
                     {"reader": self.name, "port": self.port, "error": str(exc)},
                 )
+            self._device("offline")
             return None
         if self._was_connected:
             with self._lock:
@@ -170,7 +211,8 @@ class ReaderDriver:
         with self._lock:
             self._decoder.reset()
         self._serial = port
-        self._last_frame = self._clock()
+        self._last_frame = self._mono()
+        self.uptime_ms = None
         return port
 
     def _lost(self, error: str) -> None:
@@ -180,6 +222,7 @@ class ReaderDriver:
             f"{self.name}: lost {self.port}",
             {"reader": self.name, "port": self.port, "error": error},
         )
+        self._device("offline")
 
     def _serve(self, port: serial.Serial) -> None:
         self._awaiting.clear()
@@ -193,7 +236,7 @@ class ReaderDriver:
             data = port.read(1)
             if data:
                 data += port.read(port.in_waiting)
-            now = self._clock()
+            now = self._mono()
             if data:
                 self._receive(data, now)
             if now - self._last_frame >= self.silent_after and not self._silent_alerted:
@@ -203,15 +246,16 @@ class ReaderDriver:
                     f"{self.name}: no frame for {now - self._last_frame:.1f} s",
                     {"reader": self.name, "port": self.port, "silent_s": now - self._last_frame},
                 )
+                self._device("offline")
             self._alerts.flush(now)
 
     def _ask(self, request: msgs.HelloRequest | msgs.InventoryRequest) -> None:
         """Send a request; ask again every `request_timeout` s until its answer arrives."""
-        self._awaiting[request.TYPE] = self._clock() + self.request_timeout
+        self._awaiting[request.TYPE] = self._mono() + self.request_timeout
         self._send(request)
 
     def _ask_again(self) -> None:
-        now = self._clock()
+        now = self._mono()
         for request in (msgs.HelloRequest(), msgs.InventoryRequest()):
             due = self._awaiting.get(request.TYPE)
             if due is not None and now >= due:  # the answer was lost (e.g. board FIFO overflow)
@@ -259,6 +303,7 @@ class ReaderDriver:
             if self._silent_alerted:
                 self._silent_alerted = False
                 self._alert("reader_recovered", f"{self.name}: frames again", details)
+                self._ask(msgs.InventoryRequest())  # online again only once re-read
         for frame in frames:
             self._handle(frame, now)
 
@@ -279,7 +324,10 @@ class ReaderDriver:
         elif isinstance(msg, msgs.Hello):
             self._hello(msg)
         elif isinstance(msg, msgs.Heartbeat):
-            self.uptime_ms = msg.uptime_ms
+            previous, self.uptime_ms = self.uptime_ms, msg.uptime_ms
+            # Uptime going back (not a 49.7-day wrap) is a reboot whose HELLO was lost.
+            if previous is not None and msg.uptime_ms < previous and previous < 0xF0000000:
+                self._restarted("its uptime went back")
         elif isinstance(msg, msgs.BoardError):
             self._alerts.offer(
                 "reader_error",
@@ -309,8 +357,25 @@ class ReaderDriver:
                 },
             )
         solicited = self._awaiting.pop(msgs.HelloRequest.TYPE, None) is not None
-        if not solicited and msgs.InventoryRequest.TYPE not in self._awaiting:
-            self._ask(msgs.InventoryRequest())  # the board restarted on its own: re-read all
+        if solicited or not self._synced.is_set():
+            # start-up chatter: the power-on HELLO and the answer to our request
+            if not solicited and msgs.InventoryRequest.TYPE not in self._awaiting:
+                self._ask(msgs.InventoryRequest())
+            return
+        self._restarted("it said HELLO unasked")
+
+    def _restarted(self, why: str) -> None:
+        """The board rebooted on the same port: re-read everything it sees."""
+        with self._lock:
+            self._restarts += 1
+        self.uptime_ms = None
+        self._alert(
+            "reader_restarted",
+            f"{self.name}: the board restarted ({why}); re-reading its antennas",
+            {"reader": self.name, "port": self.port},
+        )
+        if msgs.InventoryRequest.TYPE not in self._awaiting:
+            self._ask(msgs.InventoryRequest())
 
     def _tag(self, msg: msgs.TagIn | msgs.TagOut) -> None:
         uid = msg.uid_hex
@@ -321,7 +386,7 @@ class ReaderDriver:
                 "reader_protocol_error",
                 f"{self.name}: antenna index {msg.antenna} out of range",
                 {"reader": self.name, "antenna": msg.antenna, "uid": uid},
-                self._clock(),
+                self._mono(),
             )
             return
         antenna = self.antennas[msg.antenna]
@@ -350,6 +415,8 @@ class ReaderDriver:
         for direction, antenna, uid in changes:
             self._emit(direction, antenna, uid)
         self._synced.set()
+        if not self._silent_alerted:
+            self._device("online")
 
     # -- callbacks -------------------------------------------------------------------------
 
@@ -359,6 +426,18 @@ class ReaderDriver:
             self._on_event(cls(t=self._clock(), antenna=antenna, uid=uid))
         except Exception:
             log.exception("%s: on_event callback failed", self.name)
+
+    def _device(self, state: str) -> None:
+        """Report availability once per change."""
+        if state == self._device_state:
+            return
+        self._device_state = state
+        if self._on_device is None:
+            return
+        try:
+            self._on_device(state)
+        except Exception:
+            log.exception("%s: on_device callback failed", self.name)
 
     def _alert(self, kind: str, message: str, details: dict[str, object]) -> None:
         try:

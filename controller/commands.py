@@ -1,0 +1,198 @@
+"""Room commands from MQTT `cmd/<name>`: checked here, before the daemon queues them."""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Callable
+from typing import Any
+
+from controller.errors import TraceError
+from controller.trace import (
+    _COMMAND_COMMON,
+    _COMMAND_FIELDS,
+    _COMMAND_OPTIONAL,
+    COMMAND_NAMES,
+    Command,
+    parse_event,
+)
+
+#: The largest payload accepted on `cmd/<name>`, in bytes.
+MAX_PAYLOAD = 8 * 1024
+#: The longest request id accepted (it is echoed in the reply).
+MAX_ID = 128
+#: Commands the table makes for itself (journaled) and never takes from the room.
+INTERNAL_COMMANDS = frozenset({"draw"})
+#: Commands the room server may send.
+ROOM_COMMANDS = COMMAND_NAMES - INTERNAL_COMMANDS
+#: Seats are numbered 1..10 on every table (CONTRACT section 3).
+SEAT_RANGE = (1, 10)
+#: Chip amounts and counts: not negative, and exact in any JSON consumer (2**53 - 1).
+AMOUNT_RANGE = (0, 2**53 - 1)
+#: Fields the table sets itself; a room payload carrying them is refused.
+TABLE_FIELDS = ("t", "event")
+
+_TYPE_NAMES = {
+    int: "an integer",
+    float: "a number",
+    str: "a non-empty string",
+    bool: "true or false",
+}
+
+
+class CommandError(TraceError):
+    """A room command refused before the engine; `request_id` is the payload's string `id`."""
+
+    def __init__(self, message: str, request_id: str | None = None) -> None:
+        super().__init__(message)
+        self.request_id = request_id
+
+
+def _json_kind(value: Any) -> str:
+    """The JSON name of a decoded value's type, for error messages."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, int | float):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, list):
+        return "an array"
+    return "an object"
+
+
+def _shown(value: Any) -> str:
+    """A short JSON rendering of a field value for an error message."""
+    text = json.dumps(value, ensure_ascii=False)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def _refuse_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a JSON number")
+
+
+def _decode(payload: bytes) -> Any:
+    if len(payload) > MAX_PAYLOAD:
+        raise CommandError(f"payload too large: {len(payload)} bytes (at most {MAX_PAYLOAD})")
+    try:
+        text = payload.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise CommandError(f"payload is not UTF-8 text ({exc.reason})") from exc
+    try:
+        return json.loads(text, parse_constant=_refuse_constant)
+    except json.JSONDecodeError as exc:
+        raise CommandError(f"not JSON: {exc.msg} at column {exc.colno}") from exc
+    except ValueError as exc:
+        raise CommandError(f"not JSON: {exc}") from exc
+    except RecursionError as exc:
+        raise CommandError("not JSON: nested too deeply") from exc
+
+
+def _well_typed(value: Any, typ: type) -> bool:
+    """True if the decoded JSON `value` is of the trace field type `typ` (never a bool for
+    a number)."""
+    if typ is bool:
+        return isinstance(value, bool)
+    if isinstance(value, bool):
+        return False
+    if typ is int:
+        return isinstance(value, int)
+    if typ is float:
+        return isinstance(value, int | float) and math.isfinite(value)
+    if typ is str:
+        return isinstance(value, str) and value != ""
+    return True  # a type this shell does not know: the trace parser checks it
+
+
+def _check_type(name: str, key: str, value: Any, typ: type, request_id: str | None) -> None:
+    if not _well_typed(value, typ):
+        raise CommandError(
+            f"command {name!r}: field {key!r} must be {_TYPE_NAMES.get(typ, typ.__name__)}, "
+            f"got {_json_kind(value)} ({_shown(value)})",
+            request_id,
+        )
+    if typ in (int, float):
+        low, high = SEAT_RANGE if key == "seat" else AMOUNT_RANGE
+        if not low <= value <= high:
+            raise CommandError(
+                f"command {name!r}: field {key!r} must be in {low}..{high}, got {value}",
+                request_id,
+            )
+
+
+def _request_id(obj: dict[str, Any]) -> str | None:
+    """The payload's request id when it is a usable string, else None (and no echo)."""
+    value = obj.get("id")
+    if not isinstance(value, str) or not value:
+        return None
+    if len(value) > MAX_ID or not value.isprintable():
+        return None
+    return value
+
+
+def parse_room_command(
+    name: str, payload: bytes, *, t: float, next_id: Callable[[], str]
+) -> Command:
+    """The `Command` for a payload received on `cmd/<name>`; raise CommandError if malformed.
+
+    The payload is the trace `command` line without `t` and `event`; `name` may be left
+    out (the topic gives it). A payload without `id` is given `next_id()`, so the engine
+    answers every room command on `replies`. `draw` is the table's own random draw and is
+    refused from the room, like any unknown command.
+    """
+    obj = _decode(payload)
+    if not isinstance(obj, dict):
+        raise CommandError(f"a command must be a JSON object, got {_json_kind(obj)}")
+    request_id = _request_id(obj)
+    if "id" in obj and request_id is None:
+        value = obj["id"]
+        raise CommandError(
+            f"field 'id' must be a printable string of 1..{MAX_ID} characters, "
+            f"got {_json_kind(value)} ({_shown(value)})"
+        )
+    if name in INTERNAL_COMMANDS:
+        raise CommandError(
+            f"command {name!r} is internal to the table (its own random draw) "
+            "and is not accepted from the room",
+            request_id,
+        )
+    if name not in ROOM_COMMANDS:
+        raise CommandError(
+            f"unknown command {name!r} (one of {', '.join(sorted(ROOM_COMMANDS))})", request_id
+        )
+    said = obj.get("name", name)
+    if said != name:
+        raise CommandError(f"topic says {name!r} but payload says {_shown(said)}", request_id)
+    for key in TABLE_FIELDS:
+        if key in obj:
+            raise CommandError(f"field {key!r} is set by the table, not by the room", request_id)
+    required = _COMMAND_FIELDS[name]
+    optional = _COMMAND_OPTIONAL.get(name, {}) | _COMMAND_COMMON
+    unknown = sorted(set(obj) - {"name", *required, *optional})
+    if unknown:
+        takes = ", ".join(repr(k) for k in [*required, *optional]) or "no field"
+        raise CommandError(
+            f"command {name!r} has no field {', '.join(map(repr, unknown))} (it takes {takes})",
+            request_id,
+        )
+    missing = [key for key in required if key not in obj]
+    if missing:
+        raise CommandError(
+            f"command {name!r} needs field {', '.join(map(repr, missing))}", request_id
+        )
+    for key, typ in (required | optional).items():
+        if key in obj:
+            _check_type(name, key, obj[key], typ, request_id)
+    line = {k: v for k, v in obj.items() if k != "name"}
+    line |= {"t": t, "event": "command", "name": name}
+    try:
+        event = parse_event(line)
+    except TraceError as exc:
+        raise CommandError(str(exc), request_id) from exc
+    if not isinstance(event, Command):  # pragma: no cover - the line says "command"
+        raise CommandError(f"not a command: {event!r}", request_id)
+    if request_id is None:  # only a valid command uses up an automatic id
+        event = Command(t=event.t, name=event.name, args={**event.args, "id": next_id()})
+    return event

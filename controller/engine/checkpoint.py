@@ -1,0 +1,170 @@
+"""Engine checkpoints: the between-hands state as a plain JSON-able dict, and its restore."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from typing import Any
+
+from controller.engine.cards import CardMap
+from controller.engine.engine import Engine, Level, Staffer
+from controller.engine.positions import Positions
+from controller.errors import CheckpointError
+
+VERSION = 2
+KNOWN_VERSIONS = frozenset({2})  # 2: holds, penalties, away, staff, dealer, floor, early chips
+
+
+def _level(level: Level) -> dict[str, Any]:
+    return {
+        "small_blind": level.small_blind,
+        "big_blind": level.big_blind,
+        "ante": level.ante,
+        "bb_ante": level.bb_ante,
+    }
+
+
+def checkpoint(engine: Engine) -> dict[str, Any]:
+    """Everything the engine carries from one hand to the next, as plain JSON values.
+
+    Taken between hands only (no hand in progress): a hand's own state is not in it. With
+    the same registries and profile, `restore` of this dict into a fresh engine gives an
+    engine that answers every later input exactly as this one does, `seq` and the next
+    state publication included.
+    """
+    if engine.hand is not None:
+        raise CheckpointError(
+            f"a checkpoint is taken between hands only (hand {engine.hand.number} in progress)"
+        )
+    state: dict[str, Any] = {
+        "version": VERSION,
+        "table": engine.spec.table,
+        "seat_count": engine.spec.seats,
+        "t": engine.t,
+        "seq": engine.seq,
+        "hand_number": engine.hand_number,
+        "seats": {
+            str(n): {"player": seat.player, "stack": seat.stack, "new": seat.new, "away": seat.away}
+            for n, seat in engine.seats.items()
+        },
+        "holds": dict(engine.holds),
+        "offline": sorted(engine.offline),
+        "penalties": {str(n): hands for n, hands in engine.penalties.items()},
+        "staff": [[m.uid, m.name, m.role] for m in engine.staff_members()],
+        "dealer": [engine.dealer.uid, engine.dealer.name, engine.dealer.role]
+        if engine.dealer
+        else None,
+        "floor": [engine.floor[0].uid, engine.floor[0].name, engine.floor[0].role, engine.floor[1]]
+        if engine.floor
+        else None,
+        "floor_called": engine.floor_called,
+        "early_chips": {str(n): dict(zone) for n, zone in engine._early_chips.items() if zone},
+        "level": _level(engine.level),
+        "pending_level": _level(engine.pending_level) if engine.pending_level else None,
+        "next_button": engine.next_button,
+        "last_positions": (
+            dataclasses.asdict(engine.last_positions) if engine.last_positions else None
+        ),
+        # Cards still read on the table (e.g. left over from the last hand): both orders
+        # matter (antenna -> cards in arrival order, card -> antennas oldest first).
+        "cards": {
+            "contents": {a: list(c) for a, c in engine.cards.contents.items() if c},
+            "at": {card: list(places) for card, places in engine.cards.at.items() if places},
+        },
+        # The last published state minus t/seq: the next state is published only if it
+        # differs from this one, exactly as in the engine that was checkpointed.
+        "last_state": engine._last_state,
+    }
+    # A plain dict of JSON values: what the journal writes is what `restore` gets back.
+    result: dict[str, Any] = json.loads(json.dumps(state))
+    return result
+
+
+def restore(engine: Engine, state: dict[str, Any]) -> None:
+    """Put a checkpoint's state into `engine` (built for the same table; no hand in progress).
+
+    Refuses (CheckpointError) an unknown `version`, another table or seat count, and a
+    malformed dict.
+    """
+    version = state.get("version") if isinstance(state, dict) else None
+    if version not in KNOWN_VERSIONS:
+        raise CheckpointError(
+            f"checkpoint version {version!r} is not one this engine knows "
+            f"({', '.join(str(v) for v in sorted(KNOWN_VERSIONS))})"
+        )
+    if engine.hand is not None:
+        raise CheckpointError("cannot restore a checkpoint into an engine with a hand in progress")
+    if state.get("table") != engine.spec.table or state.get("seat_count") != engine.spec.seats:
+        raise CheckpointError(
+            f"checkpoint of table {state.get('table')!r} with {state.get('seat_count')} seats "
+            f"does not fit table {engine.spec.table!r} with {engine.spec.seats} seats"
+        )
+    try:
+        seats = state["seats"]
+        if sorted(int(n) for n in seats) != sorted(engine.seats):
+            raise CheckpointError(f"checkpoint seats {sorted(seats)} differ from the table's")
+        players = {
+            n: (
+                seats[str(n)]["player"],
+                int(seats[str(n)]["stack"]),
+                bool(seats[str(n)]["new"]),
+                bool(seats[str(n)]["away"]),
+            )
+            for n in engine.seats
+        }
+        holds = {str(k): str(v) for k, v in state["holds"].items()}
+        offline = {str(d) for d in state["offline"]}
+        penalties = {int(n): int(h) for n, h in state["penalties"].items()}
+        staff = {str(u): Staffer(str(u), str(n), str(r)) for u, n, r in state["staff"]}
+        dealer = Staffer(*map(str, state["dealer"])) if state["dealer"] else None
+        floor = state["floor"]
+        floor_at = (Staffer(*map(str, floor[:3])), float(floor[3])) if floor else None
+        early = {
+            int(n): {str(u): int(v) for u, v in zone.items()}
+            for n, zone in state["early_chips"].items()
+        }
+        floor_called = bool(state["floor_called"])
+        pending = state["pending_level"]
+        positions = state["last_positions"]
+        cards = CardMap(
+            at={str(c): [str(a) for a in p] for c, p in state["cards"]["at"].items()},
+            contents={str(a): [str(c) for c in cs] for a, cs in state["cards"]["contents"].items()},
+        )
+        last_state = state["last_state"]
+        if last_state is not None and not isinstance(last_state, dict):
+            raise CheckpointError("checkpoint last_state must be an object or null")
+        t = float(state["t"])
+        seq = int(state["seq"])
+        hand_number = int(state["hand_number"])
+        level = Level(**state["level"])
+        pending_level = Level(**pending) if pending is not None else None
+        next_button = state["next_button"]
+        if next_button is not None and next_button not in engine.seats:
+            raise CheckpointError(f"checkpoint next_button {next_button!r} is not a seat")
+        last_positions = Positions(**positions) if positions is not None else None
+    except (KeyError, TypeError, ValueError, AttributeError) as exc:
+        raise CheckpointError(f"checkpoint is malformed: {type(exc).__name__}: {exc}") from None
+    for n, (player, stack, new, away) in players.items():
+        seat = engine.seats[n]
+        seat.player, seat.stack, seat.new, seat.away = player, stack, new, away
+    engine.holds = holds
+    engine.offline = offline
+    engine.penalties = penalties
+    engine.staff = staff
+    engine.dealer = dealer
+    engine.floor = floor_at
+    engine.floor_called = floor_called
+    engine._early_chips = early
+    engine.t = t
+    engine.seq = seq
+    engine.hand_number = hand_number
+    engine.level = level
+    engine.pending_level = pending_level
+    engine.next_button = next_button
+    engine.last_positions = last_positions
+    engine.cards = cards
+    engine.hand = None
+    engine._last_state = last_state
+    engine._dirty = False
+    engine._pots_cache = (-1, [])
+    engine._out = []

@@ -1,0 +1,907 @@
+"""Writes the dealing-error scenario traces (TDA 35-39, RP-5, rule 23, house profiles).
+
+Run from the repository root: `python tests/scenarios/build_dealing.py`, then
+`python tests/scenarios/build_dealing.py --expected` to replay them into their
+`.expected.jsonl` files (read those before committing them). Each scenario is a trace
+with the dealing error and its remedy, and a `.clean.jsonl` trace that deals the same
+cards without the error; `tests/test_dealing_scenarios.py` checks the events and rule
+citations named in the `# expect:` lines, and that both traces end in the same state.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent.parent
+
+MARIA = "04A1B2C3D4E5F6"  # dealer in examples/staff/sim-staff.toml
+LUCA = "04B2C3D4E5F607"  # dealer
+GIULIA = "04F1E2D3C4B5A6"  # floor
+
+HOLE = {1: ["Ah", "Kh"], 2: ["Qd", "Jd"], 3: ["9s", "9c"], 4: ["7h", "2c"]}
+REDEAL = {1: ["As", "Ks"], 2: ["Qc", "Jc"], 3: ["8s", "8c"], 4: ["6h", "3d"]}
+FLOP = ["Td", "5s", "4c"]
+
+
+class Trace:
+    """A trace under construction: time moves on by itself, cards are tracked."""
+
+    def __init__(
+        self,
+        title: str,
+        *,
+        players: int = 4,
+        button: int = 4,
+        blinds: tuple[int, int, int] = (50, 100, 0),
+        profile: str | None = None,
+    ) -> None:
+        self.header = [f"# {title}"]
+        if profile:
+            self.header.append(f"# profile: {profile}")
+        self.lines: list[dict[str, Any]] = []
+        self.t = 0.0
+        self.chip = 0
+        self.where: dict[str, str] = {}
+        for seat in range(1, players + 1):
+            self.cmd("seat", dt=0, seat=seat, player=f"P{seat}", stack=10_000)
+        sb, bb, ante = blinds
+        self.cmd("level", dt=0, small_blind=sb, big_blind=bb, ante=ante)
+        self.cmd("button", dt=0, seat=button)
+        self.button_seat = button
+        self.players = players
+
+    def expect(self, **fields: Any) -> Trace:
+        self.header.append("# expect: " + json.dumps(fields))
+        return self
+
+    def add(self, dt: float = 0.1, **event: Any) -> Trace:
+        self.t = round(self.t + dt, 3)
+        self.lines.append({"t": self.t, **event})
+        return self
+
+    def cmd(self, name: str, dt: float = 0.1, **fields: Any) -> Trace:
+        return self.add(dt, event="command", name=name, **fields)
+
+    def press(self, name: str, **fields: Any) -> Trace:
+        return self.add(event="button", name=name, **fields)
+
+    def badge(self, uid: str) -> Trace:
+        return self.add(event="badge", uid=uid)
+
+    def shuffler(self) -> Trace:
+        return self.press("shuffler")
+
+    def push(self, seat: int, *values: int) -> Trace:
+        for value in values:
+            self.chip += 1
+            self.add(
+                0.05, event="tag_in", antenna=f"bet{seat}", chip=f"c{self.chip:04d}", value=value
+            )
+        return self.add(1.1, event="tick")
+
+    def blinds(self, sb: int = 1, bb: int = 2) -> Trace:
+        return self.push(sb, 25, 25).push(bb, 100)
+
+    def card(self, antenna: str, card: str) -> Trace:
+        self.where[card] = antenna
+        return self.add(0.05, event="tag_in", antenna=antenna, card=card)
+
+    def off(self, card: str) -> Trace:
+        antenna = self.where.pop(card)
+        return self.add(0.05, event="tag_out", antenna=antenna, card=card)
+
+    def move(self, card: str, antenna: str) -> Trace:
+        return self.off(card).card(antenna, card)
+
+    def deal(
+        self, hole: dict[int, list[str]], *, skip: tuple[int, ...] = (), button: int = 0
+    ) -> Trace:
+        """One card at a time, from the seat left of the button."""
+        button = button or self.button_seat
+        seats = sorted(hole, key=lambda s: (s <= button, s))
+        for i in range(2):
+            for seat in seats:
+                if seat in skip:
+                    continue
+                for c in hole[seat][i : i + 1]:
+                    self.card(f"seat{seat}", c)
+        return self
+
+    def collect(self) -> Trace:
+        """Every card on the table goes back to the dealer (a misdeal)."""
+        for card, antenna in list(self.where.items()):
+            if antenna != "muck":
+                self.off(card)
+        return self
+
+    def fold(self, seat: int) -> Trace:
+        for card, antenna in list(self.where.items()):
+            if antenna == f"seat{seat}":
+                self.move(card, "muck")
+        return self
+
+    def street(self, cards: list[str], burn: str | None) -> Trace:
+        if burn is not None:
+            self.card("burn", burn)
+        for c in cards:
+            self.card("board", c)
+        return self
+
+    def preflop_calls(self) -> Trace:
+        """Seat 3 calls, the button calls, the small blind completes, the big blind checks."""
+        return self.push(3, 100).push(4, 100).push(1, 50).press("check")
+
+    def checks(self, n: int = 4) -> Trace:
+        for _ in range(n):
+            self.press("check")
+        return self
+
+    def write(self, name: str) -> None:
+        path = HERE / f"{name}.jsonl"
+        body = [json.dumps(line) for line in self.lines]
+        path.write_text("\n".join([*self.header, *body]) + "\n")
+
+
+def pair(
+    name: str,
+    title: str,
+    error: Callable[[Trace], Trace],
+    clean: Callable[[Trace], Trace] | None,
+    **kw: Any,
+) -> None:
+    """Write NAME.jsonl (the error and its remedy) and NAME.clean.jsonl (a clean deal)."""
+    trace = Trace(title, **kw)
+    error(trace)
+    if clean is not None:
+        trace.header.append(f"# clean: {name}.clean.jsonl")
+    trace.write(name)
+    if clean is None:
+        return
+    reference = Trace(f"Clean deal of the same cards as {name}.jsonl", **kw)
+    clean(reference)
+    reference.write(f"{name}.clean")
+
+
+def _clean_redeal(t: Trace) -> Trace:
+    return t.shuffler().blinds().deal(REDEAL).preflop_calls().street(FLOP, "2d")
+
+
+def _clean(t: Trace) -> Trace:
+    return t.shuffler().blinds().deal(HOLE).preflop_calls().street(FLOP, "2d")
+
+
+def _redeal_after(t: Trace) -> Trace:
+    return t.collect().deal(REDEAL).preflop_calls().street(FLOP, "2d")
+
+
+def build() -> None:
+    # ---------------------------------------------------------------- rule 35 A
+    pair(
+        "rule_35A1_boxed_cards",
+        "Rule 35-A-1: the dealer declares two boxed cards on the initial deal: misdeal, re-deal.",
+        lambda t: _redeal_after(
+            t.expect(type="misdeal", reason="boxed_cards", rule="35A-1")
+            .expect(type="procedure_completed", procedure="misdeal", rule="35C")
+            .shuffler()
+            .blinds()
+            .deal({1: ["Ah"], 2: ["Qd"], 3: ["9s"]})
+            .press("boxed")
+        ),
+        _clean_redeal,
+    )
+    pair(
+        "rule_35A2_first_card_wrong_seat",
+        "Rule 35-A-2: the first card goes to seat 2, not seat 1 (left of the button): misdeal.",
+        lambda t: _redeal_after(
+            t.expect(type="misdeal", reason="first_card_wrong_seat", rule="35A-2", seat=2)
+            .expect(type="procedure_completed", procedure="misdeal")
+            .shuffler()
+            .blinds()
+            .card("seat2", "Ah")
+        ),
+        _clean_redeal,
+    )
+    pair(
+        "rule_35A3_card_to_seat_not_entitled",
+        "Rule 35-A-3: a card is dealt to empty seat 6: misdeal.",
+        lambda t: _redeal_after(
+            t.expect(type="misdeal", reason="card_to_seat_not_entitled", rule="35A-3", seat=6)
+            .shuffler()
+            .blinds()
+            .card("seat1", "Ah")
+            .card("seat6", "Kh")
+        ),
+        _clean_redeal,
+    )
+    pair(
+        "rule_35A4_seat_dealt_out",
+        "Rule 35-A-4: seat 3 is dealt no card; found at the first action: misdeal.",
+        lambda t: _redeal_after(
+            t.expect(type="misdeal", reason="seat_dealt_out", rule="35A-4", seats=[3])
+            .shuffler()
+            .blinds()
+            .deal(HOLE, skip=(3,))
+            .push(3, 100)
+        ),
+        _clean_redeal,
+    )
+    pair(
+        "rule_35A5_first_card_exposed",
+        "Rule 35-A-5: one of the first two cards off the deck is exposed: misdeal.",
+        lambda t: _redeal_after(
+            t.expect(type="misdeal", reason="exposed_card", rule="35A-5", card_index=1)
+            .shuffler()
+            .blinds()
+            .card("seat1", "Ah")
+            .press("exposed")
+        ),
+        _clean_redeal,
+    )
+    pair(
+        "rule_35A5_two_downcards_exposed",
+        "Rule 35-A-5: two downcards (neither of the first two) exposed: misdeal.",
+        lambda t: _redeal_after(
+            t.expect(type="misdeal", reason="exposed_card", rule="35A-5", exposed=2)
+            .shuffler()
+            .blinds()
+            .card("seat1", "Ah")
+            .card("seat2", "Qd")
+            .card("seat3", "9s")
+            .press("exposed")
+            .card("seat4", "7h")
+            .press("exposed")
+        ),
+        _clean_redeal,
+    )
+    pair(
+        "rule_35A_too_many_cards",
+        "Rule 35-A: seat 2 is dealt a third card on the initial deal: misdeal.",
+        lambda t: _redeal_after(
+            t.expect(type="misdeal", reason="too_many_cards", rule="35A", seat=2)
+            .shuffler()
+            .blinds()
+            .deal(HOLE)
+            .card("seat2", "3h")
+        ),
+        _clean_redeal,
+    )
+    pair(
+        "rule_35B_two_consecutive_cards_to_the_button",
+        "Rule 35-B: the button is skipped in the first round and gets two cards in a row.",
+        lambda t: (
+            t.expect(type="board_dealt", street="flop")
+            .shuffler()
+            .blinds()
+            .card("seat1", "Ah")
+            .card("seat2", "Qd")
+            .card("seat3", "9s")
+            .card("seat1", "Kh")
+            .card("seat2", "Jd")
+            .card("seat3", "9c")
+            .card("seat4", "7h")
+            .card("seat4", "2c")
+            .preflop_calls()
+            .street(FLOP, "2d")
+        ),
+        _clean,
+    )
+    pair(
+        "rule_35C_redeal_is_an_exact_replay",
+        "Rule 35-C: after a misdeal the button stays, the announced level waits, the player "
+        "seated meanwhile is not dealt in, the player on penalty is dealt in and killed (71-C) "
+        "and the misdeal and re-deal are one hand.",
+        lambda t: (
+            t.expect(type="misdeal", reason="declared")
+            .expect(type="procedure_completed", procedure="misdeal")
+            .expect(type="hand_killed", seat=4, rule="71C")
+            .cmd("penalty", seat=4, hands=1)
+            .shuffler()
+            .blinds()
+            .deal({1: ["Ah"], 2: ["Qd"]})
+            .cmd("level", small_blind=100, big_blind=200, ante=0)
+            .cmd("seat", seat=5, player="Late", stack=10_000)
+            .press("misdeal")
+            .collect()
+            .deal(REDEAL)
+            .push(3, 100)
+            .push(1, 50)
+            .press("check")
+            .street(FLOP, "2d")
+        ),
+        lambda t: (
+            t.expect(type="hand_killed", seat=4, rule="71C")
+            .cmd("penalty", seat=4, hands=1)
+            .shuffler()
+            .blinds()
+            .cmd("level", small_blind=100, big_blind=200, ante=0)
+            .cmd("seat", seat=5, player="Late", stack=10_000)
+            .deal(REDEAL)
+            .push(3, 100)
+            .push(1, 50)
+            .press("check")
+            .street(FLOP, "2d")
+        ),
+    )
+    pair(
+        "rule_35D_no_misdeal_after_substantial_action",
+        "Rule 35-D: a misdeal declared after substantial action (rule 36) is refused.",
+        lambda t: (
+            t.expect(type="misdeal_refused", rule="35D")
+            .shuffler()
+            .blinds()
+            .deal(HOLE)
+            .push(3, 100)
+            .push(4, 100)
+            .press("misdeal")
+            .push(1, 50)
+            .press("check")
+            .street(FLOP, "2d")
+        ),
+        _clean,
+    )
+    pair(
+        "rule_35D_floor_overrides_after_substantial_action",
+        "Rule 35-D: after substantial action only the floor, badge read, can rule a misdeal.",
+        lambda t: _redeal_after(
+            t.expect(type="misdeal_refused", rule="35D")
+            .expect(type="floor_arrived")
+            .expect(type="misdeal", reason="floor_ruling", rule="35D")
+            .shuffler()
+            .blinds()
+            .deal(HOLE)
+            .push(3, 100)
+            .push(4, 100)
+            .press("misdeal")
+            .badge(GIULIA)
+            .press("misdeal")
+        ),
+        _clean_redeal,
+    )
+    pair(
+        "rule_35E_fouled_deck_returns_every_bet",
+        "Rule 35-E: a foreign card stops play; every bet goes back; the floor releases the table.",
+        lambda t: (
+            t.expect(type="fouled_deck", reason="foreign_card", rule="35E")
+            .expect(type="bets_returned", rule="35E")
+            .expect(type="table_held")
+            .expect(type="floor_ruling", released=["fouled_deck"])
+            .shuffler()
+            .blinds()
+            .card("seat1", "Ah")
+            .add(event="tag_in", antenna="seat2", uid="04EEEEEEEEEEEE")
+            .collect()
+            .add(event="tag_out", antenna="seat2", uid="04EEEEEEEEEEEE")
+            .shuffler()
+            .badge(GIULIA)
+            .press("floor")
+            .shuffler()
+            .blinds(2, 3)
+            .deal({2: HOLE[1], 3: HOLE[2], 4: HOLE[3], 1: HOLE[4]}, button=1)
+        ),
+        lambda t: (
+            t.shuffler()
+            .blinds()
+            .collect()
+            .shuffler()
+            .blinds(2, 3)
+            .deal({2: HOLE[1], 3: HOLE[2], 4: HOLE[3], 1: HOLE[4]}, button=1)
+        ),
+    )
+    # ---------------------------------------------------------------- rules 37, 38
+    pair(
+        "rule_37_button_short_card_replaced",
+        "Rules 37 and 35-B: the button is dealt one card and gets the missing card before it "
+        "acts: the hand is live; to the readers the deal simply ends with two cards in a row.",
+        lambda t: (
+            t.expect(type="action", seat=3, action="call")
+            .expect(type="action", seat=4, action="call")
+            .shuffler()
+            .blinds()
+            .deal(HOLE, skip=(4,))
+            .card("seat4", "7h")
+            .push(3, 100)
+            .card("seat4", "2c")
+            .push(4, 100)
+            .push(1, 50)
+            .press("check")
+            .street(FLOP, "2d")
+        ),
+        _clean,
+    )
+    pair(
+        "rule_37_button_acted_with_too_few_cards",
+        "Rule 37: the button acts with one card: its hand is dead.",
+        lambda t: (
+            t.expect(type="hand_killed", seat=4, rule="37")
+            .shuffler()
+            .blinds()
+            .deal(HOLE, skip=(4,))
+            .card("seat4", "7h")
+            .push(3, 100)
+            .push(4, 100)
+            .push(1, 50)
+            .press("check")
+            .street(FLOP, "2d")
+        ),
+        lambda t: (
+            t.shuffler()
+            .blinds()
+            .deal(HOLE)
+            .push(3, 100)
+            .push(4, 100)
+            .fold(4)
+            .push(1, 50)
+            .press("check")
+            .street(FLOP, "2d")
+        ),
+    )
+    pair(
+        "rule_38_example_1A_one_card_hand_dead_one_burn",
+        "Rule 38, addendum example 1-A (50-100, SB/BB seats 1-2): seat 3 folds, seat 4 calls, "
+        "seat 5 has one card: dead; one burn, then the flop.",
+        lambda t: (
+            t.expect(type="hand_killed", seat=5, rule="38")
+            .expect(type="procedure_completed", procedure="dead_hand", rule="38")
+            .shuffler()
+            .blinds()
+            .deal({**HOLE, 5: ["5h"], 6: ["Tc", "Th"]})
+            .fold(3)
+            .push(4, 100)
+            .fold(5)
+            .fold(6)
+            .push(1, 50)
+            .press("check")
+            .street(FLOP, "2d")
+        ),
+        lambda t: (
+            t.shuffler()
+            .blinds()
+            .deal({**HOLE, 5: ["5h", "6d"], 6: ["Tc", "Th"]})
+            .fold(3)
+            .push(4, 100)
+            .fold(5)
+            .fold(6)
+            .push(1, 50)
+            .press("check")
+            .street(FLOP, "2d")
+        ),
+        players=6,
+        button=6,
+    )
+    pair(
+        "rule_38_example_1B_three_cards_hand_dead_one_burn",
+        "Rule 38, addendum example 1-B: seat 5 has three cards after substantial action: dead; "
+        "the third card is not the burn: one burn off the stub, then the flop.",
+        lambda t: (
+            t.expect(type="hand_killed", seat=5, rule="38")
+            .expect(type="procedure_completed", procedure="dead_hand", rule="38")
+            .shuffler()
+            .blinds()
+            .deal({**HOLE, 5: ["5h", "6d"], 6: ["Tc", "Th"]})
+            .fold(3)
+            .push(4, 100)
+            .card("seat5", "3h")
+            .fold(5)
+            .fold(6)
+            .push(1, 50)
+            .press("check")
+            .street(FLOP, "2d")
+        ),
+        lambda t: (
+            t.shuffler()
+            .blinds()
+            .deal({**HOLE, 5: ["5h", "6d"], 6: ["Tc", "Th"]})
+            .fold(3)
+            .push(4, 100)
+            .fold(5)
+            .fold(6)
+            .push(1, 50)
+            .press("check")
+            .street(FLOP, "2d")
+        ),
+        players=6,
+        button=6,
+    )
+    # ---------------------------------------------------------------- rule 39
+    pair(
+        "rule_39_four_card_flop_floor_draws_the_burn",
+        "Rule 39 with RP-14: four cards on the flop; floor called; the table draws one at "
+        "random for the floor; it goes to the burn; the three others are the flop; the turn "
+        "comes without another burn.",
+        lambda t: (
+            t.expect(type="four_card_flop", rule="39", cards=["Td", "5s", "4c", "Kc"])
+            .expect(type="floor_arrived")
+            .expect(type="burn_drawn", card="Kc", rule="RP-14")
+            .expect(type="board_dealt", street="flop", cards=["Td", "5s", "4c"], corrected=True)
+            .expect(type="board_dealt", street="turn", cards=["Qh"])
+            .expect(type="procedure_completed", procedure="four_card_flop", burn="Kc")
+            .shuffler()
+            .blinds()
+            .deal(HOLE)
+            .preflop_calls()
+            .street([*FLOP, "Kc"], "2d")
+            .badge(GIULIA)
+            .cmd("draw", purpose="four_card_flop", pick=3, of=4)
+            .move("Kc", "burn")
+            .checks(4)
+            .street(["Qh"], None)
+        ),
+        lambda t: _clean(t).checks(4).street(["Qh"], "Kc"),
+    )
+    pair(
+        "rule_39_four_card_flop_two_burned_is_a_violation",
+        "Rule 39: two of the four cards go to the burn: procedure violation.",
+        lambda t: (
+            t.expect(type="four_card_flop", rule="39")
+            .expect(type="procedure_violation", procedure="four_card_flop", rule="39")
+            .shuffler()
+            .blinds()
+            .deal(HOLE)
+            .preflop_calls()
+            .street([*FLOP, "Kc"], "2d")
+            .badge(GIULIA)
+            .cmd("draw", purpose="four_card_flop", pick=3, of=4)
+            .move("Kc", "burn")
+            .move("4c", "burn")
+        ),
+        None,
+    )
+    # ---------------------------------------------------------------- RP-5
+    pair(
+        "rule_RP5A_premature_flop",
+        "RP-5-A: the flop is dealt before the pre-flop betting ends; the burn stays, the flop "
+        "goes back, the stub is reshuffled, a new flop comes without a burn.",
+        lambda t: (
+            t.expect(type="premature_card", street="flop", rule="RP-5A")
+            .expect(type="procedure_completed", procedure="premature_card", rule="RP-5A")
+            .shuffler()
+            .blinds()
+            .deal(HOLE)
+            .push(3, 100)
+            .push(4, 100)
+            .street(["Ks", "Kd", "3s"], "2d")
+            .off("Ks")
+            .off("Kd")
+            .off("3s")
+            .push(1, 50)
+            .press("check")
+            .street(FLOP, None)
+        ),
+        _clean,
+    )
+    pair(
+        "rule_RP5A_new_flop_burned_again_is_a_violation",
+        "RP-5-A: the new flop is dealt with another burn: procedure violation.",
+        lambda t: (
+            t.expect(type="premature_card", street="flop", rule="RP-5A")
+            .expect(type="procedure_violation", procedure="premature_card", rule="RP-5A")
+            .shuffler()
+            .blinds()
+            .deal(HOLE)
+            .push(3, 100)
+            .push(4, 100)
+            .street(["Ks", "Kd", "3s"], "2d")
+            .off("Ks")
+            .off("Kd")
+            .off("3s")
+            .push(1, 50)
+            .press("check")
+            .street(FLOP, "3h")
+        ),
+        None,
+    )
+    pair(
+        "rule_RP5B_premature_turn",
+        "RP-5-B: the turn is dealt before the flop betting ends; it is set aside, another card "
+        "is burned and the next card is the turn; the river comes without a burn.",
+        lambda t: (
+            t.expect(type="premature_card", street="turn", rule="RP-5B")
+            .expect(type="board_dealt", street="turn", cards=["Qh"])
+            .expect(type="procedure_completed", procedure="premature_card", rule="RP-5B")
+            .shuffler()
+            .blinds()
+            .deal(HOLE)
+            .preflop_calls()
+            .street(FLOP, "2d")
+            .press("check")
+            .street(["Jh"], "3h")
+            .off("Jh")
+            .checks(3)
+            .street(["Qh"], "4h")
+            .checks(4)
+            .street(["8d"], None)
+        ),
+        lambda t: _clean(t).checks(4).street(["Qh"], "3h").checks(4).street(["8d"], "4h"),
+    )
+    pair(
+        "rule_RP5C_premature_river",
+        "RP-5-C: the river is dealt before the turn betting ends; it goes back to the stub, "
+        "its burn stays; after the turn action the river comes without a new burn.",
+        lambda t: (
+            t.expect(type="premature_card", street="river", rule="RP-5C")
+            .expect(type="procedure_completed", procedure="premature_card", rule="RP-5C")
+            .shuffler()
+            .blinds()
+            .deal(HOLE)
+            .preflop_calls()
+            .street(FLOP, "2d")
+            .checks(4)
+            .street(["Qh"], "3h")
+            .press("check")
+            .street(["Jh"], "4h")
+            .off("Jh")
+            .checks(3)
+            .street(["8d"], None)
+        ),
+        lambda t: _clean(t).checks(4).street(["Qh"], "3h").checks(4).street(["8d"], "4h"),
+    )
+    # ---------------------------------------------------------------- rule 23
+    pair(
+        "rule_23_hand_started_at_prior_level_corrected",
+        "Rule 23: the level changed before this hand started but reached the table after; "
+        "no substantial action yet: the hand is corrected to the new level.",
+        lambda t: (
+            t.expect(type="level_corrected", big_blind=200, rule="23")
+            .shuffler()
+            .blinds()
+            .deal(HOLE)
+            .cmd("level", small_blind=100, big_blind=200, ante=0, announced=0.05)
+            .push(1, 50)
+            .push(2, 100)
+            .push(3, 200)
+            .push(4, 200)
+            .push(1, 100)
+            .press("check")
+            .street(FLOP, "2d")
+        ),
+        lambda t: (
+            t.cmd("level", small_blind=100, big_blind=200, ante=0)
+            .shuffler()
+            .push(1, 50, 50)
+            .push(2, 100, 100)
+            .deal(HOLE)
+            .push(3, 200)
+            .push(4, 200)
+            .push(1, 100)
+            .press("check")
+            .street(FLOP, "2d")
+        ),
+    )
+    pair(
+        "rule_23_prior_level_kept_after_substantial_action",
+        "Rule 23: the same late level, after substantial action: the hand goes on at the "
+        "prior level; the new level applies from the next hand.",
+        lambda t: (
+            t.expect(type="level_kept", big_blind=100, rule="23")
+            .shuffler()
+            .blinds()
+            .deal(HOLE)
+            .push(3, 100)
+            .push(4, 100)
+            .cmd("level", small_blind=100, big_blind=200, ante=0, announced=0.05)
+            .push(1, 50)
+            .press("check")
+            .street(FLOP, "2d")
+        ),
+        lambda t: _clean(t).cmd("level", small_blind=100, big_blind=200, ante=0),
+    )
+    # ---------------------------------------------------------------- house profiles
+    pair(
+        "profile_campione_single_exposed_card_becomes_the_burn",
+        "Campione, Forme di misdeal (004:10): one exposed hole card (not one of the first two) "
+        "is no misdeal: after the deal it is replaced by the top card and is the flop's burn.",
+        lambda t: (
+            t.expect(type="procedure_completed", procedure="exposed_card")
+            .shuffler()
+            .blinds()
+            .card("seat1", "Ah")
+            .card("seat2", "Qd")
+            .card("seat3", "5d")
+            .press("exposed")
+            .card("seat4", "7h")
+            .card("seat1", "Kh")
+            .card("seat2", "Jd")
+            .card("seat3", "9c")
+            .card("seat4", "2c")
+            .move("5d", "burn")
+            .card("seat3", "9s")
+            .preflop_calls()
+            .street(FLOP, None)
+        ),
+        lambda t: (
+            t.shuffler()
+            .blinds()
+            .deal({1: ["Ah", "Kh"], 2: ["Qd", "Jd"], 3: ["9s", "9c"], 4: ["7h", "2c"]})
+            .preflop_calls()
+            .street(FLOP, "5d")
+        ),
+        profile="campione",
+    )
+    pair(
+        "profile_campione_one_extra_card_is_not_a_misdeal",
+        "Campione (004:10): only two or more extra cards are a misdeal. One extra card is no "
+        "misdeal; the text says no more, so the floor is called and rules (rule 1).",
+        lambda t: t.expect(type="procedure_required", procedure="floor_call", rule="35A")
+        .expect(type="floor_ruling", closed=["floor_call"])
+        .expect(type="board_dealt", street="flop")
+        .shuffler()
+        .blinds()
+        .deal(HOLE)
+        .card("seat2", "3h")
+        .badge(GIULIA)
+        .press("floor")
+        .move("3h", "muck")
+        .preflop_calls()
+        .street(FLOP, "2d"),
+        _clean,
+        profile="campione",
+    )
+    pair(
+        "profile_campione_two_extra_cards_misdeal",
+        "Campione (004:10): two cards in excess of the hole cards: misdeal.",
+        lambda t: _redeal_after(
+            t.expect(type="misdeal", reason="too_many_cards", extra=2)
+            .shuffler()
+            .blinds()
+            .deal(HOLE)
+            .card("seat2", "3h")
+            .card("seat3", "3c")
+        ),
+        _clean_redeal,
+        profile="campione",
+    )
+    pair(
+        "profile_campione_straddle_acts_last_preflop",
+        "Campione, Puntate aggiuntive (004:8): the seat left of the big blind straddles twice "
+        "the big blind before the cards and acts last pre-flop, with the option to raise.",
+        lambda t: t.expect(type="posted", seat=3, blind="straddle", amount=200)
+        .expect(type="action", seat=4, action="call", amount=200)
+        .expect(type="action", seat=3, action="check", amount=200)
+        .expect(type="board_dealt", street="flop")
+        .shuffler().blinds().push(3, 100, 100).deal(HOLE)
+        .push(4, 100, 100).push(1, 100, 50).push(2, 100).press("check").street(FLOP, "2d"),
+        None,
+        profile="campione",
+    )
+    pair(
+        "profile_casinos_austria_two_actions_stand",
+        "Casinos Austria art. 24 (003:183-185): once two moves were made the hand stands, even "
+        "two folds (TDA 2019 would still allow the misdeal).",
+        lambda t: (
+            t.expect(type="misdeal_refused", rule="35D", profile_rule="art. 24")
+            .card("seat1", "Ah")
+            .deal({1: ["Kh"], 2: HOLE[2], 3: HOLE[3], 4: HOLE[4]})
+            .push(1, 25, 25)
+            .push(2, 100)
+            .fold(3)
+            .fold(4)
+            .press("misdeal")
+            .push(1, 50)
+            .press("check")
+            .street(FLOP, "2d")
+        ),
+        lambda t: (
+            t.card("seat1", "Ah")
+            .deal({1: ["Kh"], 2: HOLE[2], 3: HOLE[3], 4: HOLE[4]})
+            .push(1, 25, 25)
+            .push(2, 100)
+            .fold(3)
+            .fold(4)
+            .push(1, 50)
+            .press("check")
+            .street(FLOP, "2d")
+        ),
+        profile="casinos-austria",
+    )
+    pair(
+        "profile_casinos_austria_two_later_exposed_cards_no_misdeal",
+        "Casinos Austria art. 24 (003:182): only the first or second card exposed is a misdeal; "
+        "two later exposed cards are not (TDA 2019 35-A-5 would be).",
+        lambda t: (
+            t.expect(type="exposed_card")
+            .card("seat1", "Ah")
+            .card("seat2", "Qd")
+            .card("seat3", "9s")
+            .press("exposed")
+            .card("seat4", "7h")
+            .press("exposed")
+            .deal({1: ["Kh"], 2: ["Jd"], 3: ["9c"], 4: ["2c"]})
+            .push(1, 25, 25)
+            .push(2, 100)
+            .preflop_calls()
+            .street(FLOP, "2d")
+        ),
+        lambda t: (
+            t.card("seat1", "Ah")
+            .card("seat2", "Qd")
+            .card("seat3", "9s")
+            .card("seat4", "7h")
+            .deal({1: ["Kh"], 2: ["Jd"], 3: ["9c"], 4: ["2c"]})
+            .push(1, 25, 25)
+            .push(2, 100)
+            .preflop_calls()
+            .street(FLOP, "2d")
+        ),
+        profile="casinos-austria",
+    )
+    pair(
+        "profile_venezia_dealer_push_does_not_start_the_hand",
+        "Venezia art. 17 (002:93): only the shuffler's (green) button starts a hand; a dealer's "
+        "badge changes the dealer and starts nothing.",
+        lambda t: (
+            t.expect(type="dealer_changed", dealer={"uid": MARIA, "name": "Maria Rossi"})
+            .badge(MARIA)
+            .shuffler()
+            .blinds()
+            .deal(HOLE)
+            .preflop_calls()
+            .street(FLOP, "2d")
+        ),
+        lambda t: t.badge(MARIA).shuffler().blinds().deal(HOLE).preflop_calls().street(FLOP, "2d"),
+        profile="venezia",
+    )
+    pair(
+        "profile_tda2015_misdeal_cites_rule_34",
+        "TDA 2015 (000:335): the first card to the wrong seat is 2015's rule 34-A-2.",
+        lambda t: _redeal_after(
+            t.expect(type="misdeal", rule="35A-2", profile_rule="34A-2")
+            .shuffler()
+            .blinds()
+            .card("seat2", "Ah")
+        ),
+        _clean_redeal,
+        profile="tda-2015",
+    )
+    pair(
+        "rule_23_dealer_push_starts_the_hand_once",
+        "Rule 23: a new dealer's badge (the dealer push) starts the hand; the shuffler button "
+        "pressed for the same hand does not start a second one.",
+        lambda t: (
+            t.expect(type="dealer_changed")
+            .expect(type="hand_started", trigger="dealer_push")
+            .badge(LUCA)
+            .shuffler()
+            .blinds()
+            .deal(HOLE)
+            .preflop_calls()
+            .street(FLOP, "2d")
+        ),
+        lambda t: t.badge(LUCA).blinds().deal(HOLE).preflop_calls().street(FLOP, "2d"),
+    )
+
+
+def expected() -> None:
+    """Replay every scenario of this builder into its .expected.jsonl."""
+    for trace in sorted(HERE.glob("*.jsonl")):
+        if trace.name.endswith(".expected.jsonl"):
+            continue
+        if not (trace.name.startswith(("rule_", "profile_"))):
+            continue
+        head = trace.read_text().splitlines()
+        profile = [h.split(":", 1)[1].strip() for h in head if h.startswith("# profile:")]
+        args = [
+            sys.executable,
+            "-m",
+            "controller.cli",
+            "replay",
+            str(trace),
+            "--config",
+            str(ROOT / "examples" / "sim-table.toml"),
+        ]
+        if profile:
+            args += ["--profile", profile[0]]
+        out = subprocess.run(args, capture_output=True, check=True, cwd=ROOT).stdout
+        trace.with_name(trace.name[: -len(".jsonl")] + ".expected.jsonl").write_bytes(out)
+
+
+if __name__ == "__main__":
+    if "--expected" in sys.argv:
+        expected()
+    else:
+        build()

@@ -1,0 +1,475 @@
+"""Room commands: parse_room_command, and every malformed kind answered on `replies` by the
+daemon through a real mosquitto, the table left unchanged and still working."""
+
+from __future__ import annotations
+
+import dataclasses
+import itertools
+import json
+import re
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from controller.commands import MAX_PAYLOAD, CommandError, parse_room_command
+from controller.config import load_config
+from controller.daemon import Daemon
+from controller.errors import TraceError
+from controller.messages import REPLIES, Message
+from controller.schema import SchemaError, validate
+from controller.trace import Command
+from tests.broker import EXAMPLE_ACL, USERS, Mosquitto, Received, Subscriber
+
+EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "sim-table.toml"
+PREFIX = "poker/sim/t01"
+
+
+def counter() -> Callable[[], str]:
+    numbers = itertools.count(1)
+    return lambda: f"auto-{next(numbers)}"
+
+
+def raw(obj: Any) -> bytes:
+    return json.dumps(obj).encode()
+
+
+# ---------------------------------------------------------------- parse_room_command
+
+VALID: list[tuple[str, dict[str, Any], dict[str, Any]]] = [
+    (
+        "seat",
+        {"name": "seat", "seat": 3, "player": "Alice", "stack": 20000, "id": "r-1"},
+        {"seat": 3, "player": "Alice", "stack": 20000, "id": "r-1"},
+    ),
+    (
+        "seat",
+        {"seat": 4, "player": "Bruno", "stack": 1, "player_id": "P-77"},
+        {"seat": 4, "player": "Bruno", "stack": 1, "player_id": "P-77", "id": "auto-1"},
+    ),
+    ("unseat", {"name": "unseat", "seat": 3}, {"seat": 3, "id": "auto-1"}),
+    (
+        "level",
+        {"name": "level", "small_blind": 100, "big_blind": 200, "ante": 200, "bb_ante": True},
+        {"small_blind": 100, "big_blind": 200, "ante": 200, "bb_ante": True, "id": "auto-1"},
+    ),
+    ("button", {"name": "button", "seat": 9, "id": "b"}, {"seat": 9, "id": "b"}),
+    ("stack", {"name": "stack", "seat": 2, "stack": 0}, {"seat": 2, "stack": 0, "id": "auto-1"}),
+    ("pause", {"name": "pause", "reason": "color up"}, {"reason": "color up", "id": "auto-1"}),
+    ("pause", {"name": "pause"}, {"id": "auto-1"}),
+    (
+        "away",
+        {"name": "away", "seat": 4, "away": False},
+        {"seat": 4, "away": False, "id": "auto-1"},
+    ),
+    (
+        "level",
+        {"name": "level", "small_blind": 50, "big_blind": 100, "ante": 0, "announced": 12.5},
+        {"small_blind": 50, "big_blind": 100, "ante": 0, "announced": 12.5, "id": "auto-1"},
+    ),
+    ("resume", {"name": "resume", "id": "go"}, {"id": "go"}),
+    (
+        "penalty",
+        {"name": "penalty", "seat": 5, "hands": 3},
+        {"seat": 5, "hands": 3, "id": "auto-1"},
+    ),
+    (
+        "penalty",
+        {"name": "penalty", "seat": 5, "rounds": 1},
+        {"seat": 5, "rounds": 1, "id": "auto-1"},
+    ),
+    (
+        "staff",
+        {"name": "staff", "uid": "04a1b2c3", "person": "Giulia Ferrari", "role": "floor"},
+        {"uid": "04A1B2C3", "person": "Giulia Ferrari", "role": "floor", "id": "auto-1"},
+    ),
+]
+
+
+@pytest.mark.parametrize(("name", "payload", "args"), VALID, ids=[v[0] for v in VALID])
+def test_valid_payloads_become_commands(
+    name: str, payload: dict[str, Any], args: dict[str, Any]
+) -> None:
+    command = parse_room_command(name, raw(payload), t=12.5, next_id=counter())
+    assert isinstance(command, Command)
+    assert (command.t, command.name) == (12.5, name)
+    assert command.args == args
+    if "name" in payload:
+        validate(Message(f"cmd/{name}", payload))  # the documented schema agrees
+
+
+def test_automatic_ids_are_used_only_by_valid_commands() -> None:
+    next_id = counter()
+    with pytest.raises(CommandError):
+        parse_room_command("seat", b'{"seat": 1}', t=0.0, next_id=next_id)
+    first = parse_room_command("unseat", b'{"seat": 1}', t=0.0, next_id=next_id)
+    second = parse_room_command("unseat", b'{"seat": 2}', t=0.0, next_id=next_id)
+    mine = parse_room_command("unseat", b'{"seat": 3, "id": "x"}', t=0.0, next_id=next_id)
+    assert [first.args["id"], second.args["id"], mine.args["id"]] == ["auto-1", "auto-2", "x"]
+
+
+@dataclass(frozen=True)
+class Bad:
+    """A malformed room command: topic name, payload, the error, the id echoed in the reply."""
+
+    case: str
+    name: str
+    payload: bytes
+    error: str  # a regular expression the error message matches
+    request_id: str | None
+    schema_refuses: bool = True  # command.json refuses it too (when it is a JSON object)
+
+
+BIG = raw({"name": "seat", "seat": 5, "player": "x" * MAX_PAYLOAD, "stack": 1, "id": "big"})
+MALFORMED = [
+    Bad("not-json", "seat", b'{"seat": 5, "id": "nj"', r"^not JSON: ", None),
+    Bad("not-utf8", "seat", b'{"player": "\xff"}', r"not UTF-8", None),
+    Bad("nan", "seat", b'{"seat": NaN}', r"NaN is not a JSON number", None),
+    Bad("too-deep", "seat", b"[" * 4000 + b"]" * 4000, r"nested too deeply", None),
+    Bad("array", "seat", b'["seat", 5]', r"must be a JSON object, got an array", None),
+    Bad("string", "seat", b'"seat"', r"must be a JSON object, got a string", None),
+    Bad("oversized", "seat", BIG, r"too large: \d+ bytes \(at most 8192\)", None),
+    Bad("unknown-command", "shuffle", raw({"id": "u1"}), r"unknown command 'shuffle'", "u1"),
+    Bad("unknown-nested", "seat/3", raw({"id": "u2"}), r"unknown command 'seat/3'", "u2"),
+    Bad(
+        "draw-from-room",
+        "draw",
+        raw({"name": "draw", "purpose": "button", "pick": 0, "of": 9, "id": "d1"}),
+        r"'draw' is internal to the table",
+        "d1",
+    ),
+    Bad(
+        "name-mismatch",
+        "seat",
+        raw({"name": "unseat", "seat": 5, "id": "m1"}),
+        r"topic says 'seat' but payload says \"unseat\"",
+        "m1",
+    ),
+    Bad(
+        "missing-field",
+        "seat",
+        raw({"name": "seat", "seat": 5, "player": "Eve", "id": "m2"}),
+        r"needs field 'stack'",
+        "m2",
+    ),
+    Bad(
+        "wrong-type",
+        "seat",
+        raw({"name": "seat", "seat": "5", "player": "Eve", "stack": 100, "id": "m3"}),
+        r"field 'seat' must be an integer, got a string",
+        "m3",
+    ),
+    Bad(
+        "bool-for-int",
+        "stack",
+        raw({"name": "stack", "seat": 1, "stack": True, "id": "m4"}),
+        r"field 'stack' must be an integer, got a boolean",
+        "m4",
+    ),
+    Bad(
+        "empty-player",
+        "seat",
+        raw({"name": "seat", "seat": 5, "player": "", "stack": 100, "id": "m5"}),
+        r"field 'player' must be a non-empty string",
+        "m5",
+    ),
+    Bad(
+        "unknown-field",
+        "seat",
+        raw({"name": "seat", "seat": 5, "player": "Eve", "stack": 100, "vip": True, "id": "m6"}),
+        r"has no field 'vip'",
+        "m6",
+    ),
+    Bad(
+        "table-field-t",
+        "button",
+        raw({"name": "button", "seat": 2, "t": 99.0, "id": "m7"}),
+        r"field 't' is set by the table",
+        "m7",
+    ),
+    Bad(
+        "seat-out-of-range",
+        "seat",
+        raw({"name": "seat", "seat": 11, "player": "Eve", "stack": 100, "id": "m8"}),
+        r"field 'seat' must be in 1\.\.10, got 11",
+        "m8",
+    ),
+    Bad(
+        "negative-stack",
+        "stack",
+        raw({"name": "stack", "seat": 1, "stack": -5, "id": "m9"}),
+        r"field 'stack' must be in 0\.\.",
+        "m9",
+    ),
+    Bad(
+        "bool-for-number",
+        "level",
+        raw({"name": "level", "small_blind": 1, "big_blind": 2, "ante": 0, "announced": True}),
+        r"field 'announced' must be a number, got a boolean",
+        None,
+    ),
+    Bad(
+        "penalty-both",
+        "penalty",
+        raw({"name": "penalty", "seat": 1, "hands": 1, "rounds": 1, "id": "p1"}),
+        r"exactly one of 'hands' or 'rounds'",
+        "p1",
+    ),
+    Bad(
+        "penalty-neither",
+        "penalty",
+        raw({"name": "penalty", "seat": 1, "id": "p2"}),
+        r"exactly one of 'hands' or 'rounds'",
+        "p2",
+    ),
+    Bad(
+        "staff-bad-role",
+        "staff",
+        raw({"name": "staff", "uid": "04A1B2C3", "person": "X", "role": "boss", "id": "s1"}),
+        r"staff role must be 'dealer' or 'floor', got 'boss'",
+        "s1",
+    ),
+    Bad(
+        "staff-bad-uid",
+        "staff",
+        raw({"name": "staff", "uid": "badge-7", "person": "X", "role": "dealer", "id": "s2"}),
+        r"staff uid must be hex digits",
+        "s2",
+    ),
+    Bad(
+        "id-not-string",
+        "button",
+        raw({"name": "button", "seat": 2, "id": 17}),
+        r"field 'id' must be a printable string",
+        None,
+    ),
+    Bad(
+        "id-too-long",
+        "button",
+        raw({"name": "button", "seat": 2, "id": "x" * 129}),
+        r"field 'id' must be a printable string of 1\.\.128",
+        None,
+    ),
+    Bad(
+        "id-control-char",
+        "button",
+        raw({"name": "button", "seat": 2, "id": "a\nb"}),
+        r"field 'id' must be a printable string",
+        None,
+    ),
+]
+
+
+@pytest.mark.parametrize("bad", MALFORMED, ids=[b.case for b in MALFORMED])
+def test_malformed_payloads_are_refused_with_a_clear_message(bad: Bad) -> None:
+    next_id = counter()
+    with pytest.raises(CommandError, match=bad.error) as caught:
+        parse_room_command(bad.name, bad.payload, t=1.0, next_id=next_id)
+    assert isinstance(caught.value, TraceError)  # and so a TableError
+    assert caught.value.request_id == bad.request_id
+    assert next_id() == "auto-1", "a refused command uses up no automatic id"
+    try:
+        obj = json.loads(bad.payload)
+    except (ValueError, RecursionError):
+        return
+    if isinstance(obj, dict) and bad.schema_refuses and len(bad.payload) <= MAX_PAYLOAD:
+        with pytest.raises(SchemaError):
+            validate(Message(f"cmd/{bad.name}", obj))
+
+
+GOOD_REPLIES = [
+    {"table": "t01", "id": "r-1", "command": "seat", "ok": True, "error": None, "t": 12.4},
+    {"table": "t01", "id": "auto-3", "command": "unseat", "ok": False, "error": "x", "t": 0},
+    {"table": "t01", "id": None, "command": "level", "ok": False, "error": "not JSON", "t": 1},
+]
+BAD_REPLIES = {
+    "ok without id": GOOD_REPLIES[0] | {"id": None},
+    "ok with an error": GOOD_REPLIES[0] | {"error": "seat taken"},
+    "refused without error": GOOD_REPLIES[1] | {"error": None},
+    "refused with empty error": GOOD_REPLIES[1] | {"error": ""},
+    "no command": {k: v for k, v in GOOD_REPLIES[0].items() if k != "command"},
+    "ok not boolean": GOOD_REPLIES[0] | {"ok": 1},
+    "negative t": GOOD_REPLIES[0] | {"t": -1},
+    "a card in an extra field": GOOD_REPLIES[0] | {"seat_cards": ["As", "Kd"]},
+}
+
+
+@pytest.mark.parametrize("payload", GOOD_REPLIES, ids=["ok", "refused", "unreadable"])
+def test_good_replies_validate(payload: dict[str, Any]) -> None:
+    validate(Message(REPLIES, payload))
+
+
+@pytest.mark.parametrize("payload", BAD_REPLIES.values(), ids=BAD_REPLIES.keys())
+def test_bad_replies_fail(payload: dict[str, Any]) -> None:
+    with pytest.raises(SchemaError):
+        validate(Message(REPLIES, payload))
+
+
+def test_replies_are_never_retained() -> None:
+    with pytest.raises(SchemaError, match="retain"):
+        validate(Message(REPLIES, GOOD_REPLIES[0], retain=True))
+
+
+# ---------------------------------------------------------------- through the daemon
+
+
+@dataclass
+class Table:
+    """A running daemon on a real broker, with the room server's subscriber."""
+
+    broker: Mosquitto
+    daemon: Daemon
+    room: Subscriber
+
+    def send(self, name: str, payload: bytes) -> None:
+        self.room.publish(f"{PREFIX}/cmd/{name}", payload)
+
+    def replies(self) -> list[dict[str, Any]]:
+        return [json.loads(m.payload) for m in self.room.messages(f"{PREFIX}/{REPLIES}")]
+
+    def alerts(self) -> list[dict[str, Any]]:
+        return [json.loads(m.payload) for m in self.room.messages(f"{PREFIX}/alerts")]
+
+    def request(self, name: str, payload: bytes, timeout: float = 15.0) -> dict[str, Any]:
+        """Send a command and return the next reply (commands are sent one at a time)."""
+        before = len(self.replies())
+        self.send(name, payload)
+
+        def answered(msgs: list[Received]) -> bool:
+            return sum(m.topic.endswith(f"/{REPLIES}") for m in msgs) > before
+
+        assert self.room.wait_for(answered, timeout), f"no reply to cmd/{name}"
+        reply = self.replies()[before]
+        validate(Message(REPLIES, reply))
+        return reply
+
+    def retained_state(self) -> dict[str, Any]:
+        """The retained state snapshot, as a subscriber arriving now gets it."""
+        with Subscriber(self.broker, f"{PREFIX}/state", username="room") as late:
+            assert late.wait_for(lambda m: len(m) >= 1, 10), "no retained state"
+            message = late.messages()[0]
+            assert message.retain
+            state: dict[str, Any] = json.loads(message.payload)
+            return state
+
+    def wait_state(
+        self, predicate: Callable[[dict[str, Any]], bool], timeout: float = 15.0
+    ) -> bool:
+        def seen(msgs: list[Received]) -> bool:
+            states = [json.loads(m.payload) for m in msgs if m.topic.endswith("/state")]
+            return bool(states) and predicate(states[-1])
+
+        return self.room.wait_for(seen, timeout)
+
+
+@pytest.fixture(scope="module")
+def table(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Table]:
+    """One table for the module: Alice on seat 1, Bruno on seat 2, no hand running."""
+    workdir = tmp_path_factory.mktemp("commands")
+    config = load_config(EXAMPLE)
+    config = dataclasses.replace(
+        config, journal=dataclasses.replace(config.journal, path=workdir / "t01.journal")
+    )
+    broker = Mosquitto(workdir / "mosquitto", users=USERS, acl_file=EXAMPLE_ACL).start()
+    daemon = Daemon(
+        config, broker=broker.broker_config("table-t01", prefix=PREFIX, client_id="tablectl-t01")
+    )
+    room = Subscriber(broker, f"{PREFIX}/#", username="room")
+    daemon.start()
+    try:
+        table = Table(broker, daemon, room)
+        table.send("seat", raw({"seat": 1, "player": "Alice", "stack": 20000, "id": "setup-1"}))
+        table.send("seat", raw({"seat": 2, "player": "Bruno", "stack": 20000, "id": "setup-2"}))
+        assert table.wait_state(
+            lambda s: s["seats"]["1"]["player"] == "Alice" and s["seats"]["2"]["player"] == "Bruno"
+        )
+        yield table
+    finally:
+        daemon.stop()
+        room.close()
+        broker.stop()
+
+
+def _check_refused(
+    table: Table, name: str, payload: bytes, error: str, request_id: str | None, alert: str
+) -> None:
+    before = table.retained_state()
+    journaled = table.daemon.applied
+    alerts = len(table.alerts())
+    reply = table.request(name, payload)
+    assert reply["ok"] is False
+    assert reply["id"] == request_id
+    assert reply["command"] == name
+    assert reply["table"] == "t01"
+    assert reply["error"] and re.search(error, reply["error"]), reply["error"]
+    # Nothing changed: the retained snapshot is the very same one.
+    assert table.retained_state() == before
+    # ... and the floor hears of it.
+    assert table.room.wait_for(
+        lambda _m: any(a["type"] == alert for a in table.alerts()[alerts:]), 10
+    ), f"no {alert} alert"
+    if alert == "command_malformed":
+        assert table.daemon.applied == journaled, "a malformed command is never journaled"
+
+
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize("bad", MALFORMED, ids=[b.case for b in MALFORMED])
+def test_malformed_command_gets_an_error_reply_and_changes_nothing(table: Table, bad: Bad) -> None:
+    _check_refused(table, bad.name, bad.payload, bad.error, bad.request_id, "command_malformed")
+
+
+# Well-formed commands the engine must refuse on this table (9 seats, Alice on 1, Bruno on 2).
+IMPOSSIBLE = [
+    ("seat-taken", "seat", {"seat": 1, "player": "Zed", "stack": 500}, r"seat 1 is taken"),
+    ("no-such-seat", "seat", {"seat": 10, "player": "Zed", "stack": 500}, r"no seat 10"),
+    ("unseat-empty", "unseat", {"seat": 7}, r"seat 7 is empty"),
+    ("big-blind-0", "level", {"small_blind": 0, "big_blind": 0, "ante": 0}, r"big_blind"),
+    ("blinds-inverted", "level", {"small_blind": 400, "big_blind": 200, "ante": 0}, r"blind"),
+    ("stack-empty-seat", "stack", {"seat": 7, "stack": 100}, r"seated player"),
+]
+
+
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize(
+    ("case", "name", "fields", "error"), IMPOSSIBLE, ids=[f"engine-{c[0]}" for c in IMPOSSIBLE]
+)
+def test_impossible_command_gets_an_error_reply_and_changes_nothing(
+    table: Table, case: str, name: str, fields: dict[str, Any], error: str
+) -> None:
+    request_id = f"imp-{case}"
+    payload = raw({"name": name, **fields, "id": request_id})
+    _check_refused(table, name, payload, error, request_id, "command_rejected")
+
+
+@pytest.mark.timeout(60)
+def test_the_table_keeps_working_after_refused_commands(table: Table) -> None:
+    before = len(table.replies())
+    for bad in MALFORMED:
+        table.send(bad.name, bad.payload)
+    table.send("stack", raw({"name": "stack", "seat": 2, "stack": 15000, "id": "ok-1"}))
+
+    def answered(_msgs: list[Received]) -> bool:
+        return any(r["id"] == "ok-1" for r in table.replies()[before:])
+
+    assert table.room.wait_for(answered, 20), "no reply to the valid command"
+    replies = table.replies()[before:]
+    # Every refused command was answered, in order, before the valid one.
+    assert [r["ok"] for r in replies] == [False] * len(MALFORMED) + [True]
+    assert [r["id"] for r in replies[:-1]] == [b.request_id for b in MALFORMED]
+    reply = replies[-1]
+    assert reply == reply | {"id": "ok-1", "command": "stack", "ok": True, "error": None}
+    assert table.wait_state(lambda s: s["seats"]["2"]["stack"] == 15000)
+    assert table.retained_state()["seats"]["2"]["stack"] == 15000
+
+
+@pytest.mark.timeout(60)
+def test_a_command_without_id_is_answered_under_an_automatic_id(table: Table) -> None:
+    reply = table.request("seat", raw({"seat": 3, "player": "Chiara", "stack": 5000}))
+    assert reply["ok"] is True and reply["error"] is None
+    assert reply["command"] == "seat" and reply["id"].startswith("auto-")
+    assert table.wait_state(lambda s: s["seats"]["3"]["player"] == "Chiara")
+    again = table.request("unseat", raw({"seat": 3}))
+    assert again["ok"] is True and again["id"].startswith("auto-")
+    assert again["id"] != reply["id"]
