@@ -35,8 +35,21 @@ def cmd_replay(args: argparse.Namespace) -> int:
     """`tablectl replay TRACE --config FILE [--profile NAME]`."""
     from controller.replay import replay_path
 
-    config = _config(args.config, args.profile)
-    replay_path(config, args.trace, sys.stdout)
+    config = _config(args.config)
+    # Another profile changes what the engine says (house rule numbers): nothing to verify.
+    verify = args.profile in (None, config.rules.profile)
+    if not verify:
+        config = _config(args.config, args.profile)
+    result = replay_path(config, args.trace, sys.stdout, verify=verify)
+    for problem in result.mismatches:
+        print(f"replay: differs from the journal: {problem}", file=sys.stderr)
+    if result.mismatches:
+        print(
+            f"replay: {len(result.mismatches)} input(s) replay differently from what was "
+            "published (another software version or configuration?)",
+            file=sys.stderr,
+        )
+        return 3
     return 0
 
 
@@ -60,9 +73,12 @@ def cmd_run(args: argparse.Namespace) -> int:
     _wait_for_signal(stop)
     daemon.start()
     logging.getLogger("tablectl").info("table %s running", config.table.id)
-    while not stop.wait(1.0):
+    while not stop.wait(1.0) and daemon.failed is None:
         pass
     daemon.stop()
+    if daemon.failed is not None:
+        print(f"tablectl: stopped: {daemon.failed}", file=sys.stderr)
+        return 1  # systemd restarts the unit (Restart=on-failure); recovery reads the journal
     return 0
 
 

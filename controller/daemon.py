@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import functools
 import itertools
 import logging
 import queue
@@ -15,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from controller import __version__, sdnotify
-from controller.commands import CommandError, parse_room_command
+from controller.commands import CommandError, command_label, parse_room_command
 from controller.config import BrokerConfig, Config, ReaderConfig
 from controller.delivery import AckedMark, Redelivery, acked_path
 from controller.engine import Engine
@@ -24,7 +25,7 @@ from controller.errors import DeviceError, JournalError, TableError
 from controller.journal import InputJournal, open_journal
 from controller.messages import ALERTS, REPLIES, STATE, Message
 from controller.publisher import Publisher
-from controller.replay import build_engine
+from controller.replay import build_engine, flag_last, journal_steps
 from controller.trace import Command, Device, Event, TagIn, TagOut, Tick
 
 log = logging.getLogger("tablectl.daemon")
@@ -47,6 +48,10 @@ class DeviceAlert:
     severity: str = "warning"
 
 
+#: The most queued items journaled and applied under one commit (one fdatasync).
+MAX_BATCH = 64
+
+
 @dataclass(frozen=True, slots=True)
 class RefusedCommand:
     """A malformed room command: answered on `replies`, never journaled nor applied."""
@@ -54,6 +59,10 @@ class RefusedCommand:
     name: str
     request_id: str | None
     error: str
+
+
+Item = Event | DeviceAlert | RefusedCommand
+"""What the loop takes from the queue (None there asks it to stop)."""
 
 
 class Daemon:
@@ -70,7 +79,7 @@ class Daemon:
         self.broker = broker or config.broker
         self.clock = clock
         self.engine: Engine = build_engine(config)
-        self.queue: queue.Queue[Event | DeviceAlert | RefusedCommand | None] = queue.Queue()
+        self.queue: queue.Queue[Item | None] = queue.Queue()
         self.journal: InputJournal | None = None
         self.epoch = clock()
         self.last_t = 0.0
@@ -83,6 +92,7 @@ class Daemon:
         self.buttons: Any = None
         self.lamps: Any = None
         self.applied = 0
+        self.failed: JournalError | None = None  # the journal broke: stopped, exit non-zero
         self.faulty: set[str] = set()
         self._draw_asked: tuple[str, int] | None = None
         self._thread: threading.Thread | None = None
@@ -163,11 +173,13 @@ class Daemon:
         try:
             event = parse_room_command(name, payload, t=self.now(), next_id=self.next_request_id)
         except CommandError as exc:
-            self.queue.put(RefusedCommand(name, exc.request_id, str(exc)))
+            self.queue.put(RefusedCommand(command_label(name), exc.request_id, str(exc)))
             return
         except Exception as exc:  # never let a payload take the MQTT thread down
             log.exception("room command %r could not be checked", name)
-            self.queue.put(RefusedCommand(name, None, f"internal error: {type(exc).__name__}"))
+            self.queue.put(
+                RefusedCommand(command_label(name), None, f"internal error: {type(exc).__name__}")
+            )
             return
         self.submit(event)
 
@@ -184,6 +196,10 @@ class Daemon:
         if self.journal is not None:
             self.epoch = self.journal.epoch
             recovered = self._recover(self.journal)
+            if self.journal.blank:
+                # A new journal opens with the state it starts from, staff registry
+                # included: it replays the same whatever the table's files say later.
+                self.journal.write_checkpoint(self.engine.t, checkpoint(self.engine))
             if self.journal.events:  # a restart: catch up what moved meanwhile first
                 self._resyncing = {"card_reader", "chip_reader"}
                 self._resync_by = time.monotonic() + RESYNC_TIMEOUT
@@ -225,11 +241,12 @@ class Daemon:
         """Re-apply the journal; return what to publish again (at-least-once).
 
         A segment that starts with a checkpoint restores the engine from it first (rotation
-        happens between hands, so the hand in progress is all in the segment). The engine is
-        pure, so the journal of inputs is the durable record of every output: everything it
-        produced after the last events `seq` the broker acknowledged (the `acked` mark) is
+        happens between hands, so the hand in progress is all in the segment). Everything
+        published after the last events `seq` the broker acknowledged (the `acked` mark) is
         published again, in order, then the latest state (docs/operations.md, Delivery
-        guarantees). Also rebuilt: the journaled device states and antenna contents.
+        guarantees): the engine's messages as it regenerates them (checked against the
+        journal's `out` records: a difference raises `journal_mismatch`), the shell's own
+        as recorded. Also rebuilt: the journaled device states and antenna contents.
         """
         if self.acked is not None and not journal.events and journal.checkpoint is None:
             if self.acked.written:
@@ -243,8 +260,15 @@ class Daemon:
             redo.last_seq = self.engine.seq
             redo.add([Message(STATE, self.engine.snapshot(), qos=1, retain=True)])
             self._seed_view_from_checkpoint()
-        for event in journal:
-            redo.add(self.engine.apply(event))
+        mismatches: list[str] = []
+        for step, last in flag_last(journal_steps(self.engine, journal.events, journal.outputs)):
+            redo.add(step.published)
+            event = step.event
+            if event is None:
+                continue
+            problem = step.mismatch(last=last)
+            if problem is not None:
+                mismatches.append(f"t={event.t}: {problem}")
             self.last_t = event.t
             if isinstance(event, Device):
                 self.device_states[event.name] = event.state
@@ -257,6 +281,14 @@ class Daemon:
         if journal.events:
             log.info("recovered %d journaled events, seq=%d", len(journal.events), self.engine.seq)
         messages = redo.result()
+        if mismatches:
+            text = (
+                f"{len(mismatches)} journaled input(s) now give other messages than were "
+                f"published (another software version or configuration?); first: "
+                f"{mismatches[0]}"
+            )
+            log.error("%s", text)
+            messages.append(self._alert_message("journal_mismatch", text, {}, "critical"))
         if redo.behind:
             text = (
                 f"the broker acknowledged events up to seq {acked} but the journal only "
@@ -414,12 +446,15 @@ class Daemon:
         if self.acked is not None:
             self.acked.stop()
         if self.journal is not None:
-            self.journal.close()
+            try:
+                self.journal.close()
+            except (JournalError, OSError) as exc:
+                log.error("journal close failed: %s", exc)
 
     # ------------------------------------------------------------------ the loop
 
     def _loop(self) -> None:
-        while True:
+        while not self.failed:
             self._watchdog()
             frozen = self._resync_pending()  # no timer fires before the catch-up
             deadline = None if frozen else self.engine.deadline()
@@ -437,25 +472,20 @@ class Daemon:
                 if timeout is None or wait != timeout:
                     continue  # woken only to ping the watchdog: no input, nothing journaled
                 item = Tick(t=self.now())
-            if item is None:
-                if self._stopping.is_set():
-                    return
-                continue
-            try:
-                self.process(item)
-            except TableError as exc:  # never die on input
-                log.error("input refused: %s", exc)
-                self._publish(self._alert_message("input_error", str(exc), {}, "critical"))
-                self._reply_failed(item, f"refused: {exc}")
-            except Exception as exc:
-                log.exception("engine failure on %r", item)
-                self._publish(
-                    self._alert_message(
-                        "engine_fault", f"{type(exc).__name__}: {exc}", {}, "critical"
-                    )
-                )
-                self._reply_failed(item, f"internal error: {type(exc).__name__}")
-            self._update_status()
+            batch: list[Item] = []
+            while item is not None:
+                batch.append(item)
+                if len(batch) == MAX_BATCH:
+                    break  # the rest waits for the next commit, in order
+                try:
+                    item = self.queue.get_nowait()
+                except queue.Empty:
+                    break
+            if batch:
+                self.handle(batch)
+                self._update_status()
+            if item is None and self._stopping.is_set():
+                return
 
     def _watchdog(self) -> None:
         """Ping systemd's watchdog when due (from the loop: a wedged loop stops the pings)."""
@@ -483,45 +513,112 @@ class Daemon:
             self._status_sent = text
             sdnotify.notify(f"STATUS={text}")
 
-    def process(self, item: Event | DeviceAlert | RefusedCommand) -> list[Message]:
-        """Journal and apply one item; publish what it produced."""
+    def process(self, item: Item) -> list[Message]:
+        """Journal and apply one item, commit, publish what it produced (a batch of one)."""
+        return self.handle([item])
+
+    def handle(self, batch: list[Item]) -> list[Message]:
+        """Journal and apply a batch of items; commit the journal once; only then publish
+        what they produced and let it have effect (lamps, staff file, PUBACKs).
+
+        Every input and every message is in the journal, durable by the fsync policy,
+        before the room, the TV or a lamp sees anything of it (group commit: one
+        fdatasync for the batch). A journal that cannot be written stops the daemon
+        (`failed`): going on would publish what recovery could not reproduce.
+        """
+        if self.failed:
+            return []
+        out: list[Message] = []
+        effects: list[Callable[[], None]] = []
+        try:
+            for item in batch:
+                out += self._take(item, effects)
+            if self.journal is not None:
+                self.journal.commit()
+        except JournalError as exc:
+            self._fail(exc)
+            return []
+        for message in out:
+            self._publish(message)
+        for effect in effects:
+            effect()
+        self._update_lamps()
+        self._rotate_journal_if_due()
+        return out
+
+    def _take(self, item: Item, effects: list[Callable[[], None]]) -> list[Message]:
+        """Journal one item and apply it; journal what it produced; return that."""
         if isinstance(item, DeviceAlert):
             message = self._alert_message(item.kind, item.message, item.details, item.severity)
-            self._publish(message)
-            self._fault_lamp(item)
-            return [message]
+            effects.append(functools.partial(self._fault_lamp, item))
+            return self._record("daemon", [message])
         if isinstance(item, RefusedCommand):
             text = f"command {item.name!r} refused: {item.error}"
             details = {"command": item.name, "id": item.request_id}
-            messages = [
-                self._reply_message(item.name, item.request_id, item.error),
-                self._alert_message("command_malformed", text, details, "warning"),
-            ]
-            for message in messages:
-                self._publish(message)
-            return messages
-        if isinstance(item, Device):
-            if self.device_states.get(item.name, "online") == item.state:
-                return []  # no change to what is journaled (e.g. boards found after a restart)
-            self.device_states[item.name] = item.state
+            return self._record(
+                "daemon",
+                [
+                    self._reply_message(item.name, item.request_id, item.error),
+                    self._alert_message("command_malformed", text, details, "warning"),
+                ],
+            )
+        if isinstance(item, Device) and self.device_states.get(item.name, "online") == item.state:
+            return []  # no change to what is journaled (e.g. boards found after a restart)
         t = max(item.t, self.last_t)
         if isinstance(item, Command):
             t = max(self.now(), self.last_t)
         if t != item.t:
             item = dataclasses.replace(item, t=t)
-        self.last_t = t
         if self.journal is not None:
             self.journal.append(item)
-        messages = self.engine.apply(item)
-        for message in messages:
-            self._publish(message)
+        self.last_t = t
+        if isinstance(item, Device):
+            self.device_states[item.name] = item.state
+        try:
+            messages = self._record("engine", self.engine.apply(item))
+        except JournalError:
+            raise
+        except TableError as exc:  # never die on input
+            log.error("input refused: %s", exc)
+            return self._record(
+                "daemon",
+                [
+                    self._alert_message("input_error", str(exc), {}, "critical"),
+                    *self._failed_reply(item, f"refused: {exc}"),
+                ],
+            )
+        except Exception as exc:
+            log.exception("engine failure on %r", item)
+            text = f"{type(exc).__name__}: {exc}"
+            return self._record(
+                "daemon",
+                [
+                    self._alert_message("engine_fault", text, {}, "critical"),
+                    *self._failed_reply(item, f"internal error: {type(exc).__name__}"),
+                ],
+            )
         self.applied += 1
-        self._update_lamps()
-        self._request_draw()
+        effects.append(self._request_draw)
         if isinstance(item, Command) and item.name == "staff" and self.engine.command_accepted:
-            self._write_staff()
-        self._rotate_journal_if_due()
+            effects.append(self._write_staff)
         return messages
+
+    def _record(self, src: str, messages: list[Message]) -> list[Message]:
+        """Journal messages about to be published ("engine" or "daemon" made them)."""
+        if self.journal is not None:
+            for message in messages:
+                self.journal.record(self.last_t, src, message)
+        return messages
+
+    def _fail(self, exc: JournalError) -> None:
+        """The journal cannot be written: stop taking inputs, tell the room, exit non-zero
+        (`tablectl run` returns 1, systemd restarts the daemon, recovery reads the journal).
+        """
+        log.critical("journal failed, stopping: %s", exc)
+        self.failed = exc
+        # Not journaled (it cannot be): the room learns why the table goes away.
+        self._publish(self._alert_message("journal_failed", str(exc), {}, "critical"))
+        self._stopping.set()
 
     def _write_staff(self) -> None:
         """A room command changed the staff registry: the file follows (atomic write)."""
@@ -587,10 +684,12 @@ class Daemon:
         }
         return Message(REPLIES, payload)
 
-    def _reply_failed(self, item: object, error: str) -> None:
-        """Answer a room command whose processing failed, so the room is not left waiting."""
+    def _failed_reply(self, item: object, error: str) -> list[Message]:
+        """The answer to a room command whose processing failed, so the room is not left
+        waiting (none for another input)."""
         if isinstance(item, Command) and isinstance(item.args.get("id"), str):
-            self._publish(self._reply_message(item.name, item.args["id"], error))
+            return [self._reply_message(item.name, item.args["id"], error)]
+        return []
 
     def _alert_message(
         self, kind: str, text: str, details: dict[str, Any], severity: str

@@ -1,6 +1,8 @@
-"""The input journal: every event is appended (trace format) before it has any effect.
+"""The journal: every input (trace format) and every output, durable before it has effect.
 
-Two layouts: one file (`[journal] path`), or a directory of segments (`[journal] directory`)
+Each input line is followed by the messages it produced (`out` records), and the daemon
+commits (flush, and fdatasync under fsync = "always") before it publishes them. Two
+layouts: one file (`[journal] path`), or a directory of segments (`[journal] directory`)
 that rotate between hands, each new segment starting with a checkpoint of the engine so
 recovery never needs an older one, and old segments deleted by a retention policy.
 """
@@ -14,12 +16,13 @@ import os
 import re
 import threading
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, BinaryIO
 
 from controller.config import JournalConfig
 from controller.errors import JournalError, TraceError
+from controller.messages import Message
 from controller.trace import Event, event_to_json, iter_trace
 
 log = logging.getLogger("tablectl.journal")
@@ -30,6 +33,8 @@ HEADER_RE = re.compile(
 )
 SEGMENT_RE = re.compile(r"^journal-(?P<epoch>[0-9]+)-(?P<number>[0-9]{6,})\.jsonl$")
 CHECKPOINT = "checkpoint"
+OUT = "out"
+OUT_SOURCES = ("engine", "daemon")
 DAY = 86400.0
 
 
@@ -42,6 +47,55 @@ def header_line(epoch: float, table: str, segment: int | None = None) -> str:
 def checkpoint_line(t: float, state: dict[str, Any]) -> str:
     """The checkpoint record that opens a segment (no newline); journal-only, not an input."""
     return json.dumps({"t": t, "event": CHECKPOINT, "state": state}, separators=(",", ":"))
+
+
+@dataclass(frozen=True, slots=True)
+class Output:
+    """A published message as the journal recorded it (journal-only: not an input).
+
+    `src` is "engine" for what the engine produced (a replay regenerates it) and "daemon"
+    for what the shell published on its own (device alerts, refused commands' replies).
+    """
+
+    t: float
+    src: str
+    message: Message
+
+
+def output_line(t: float, src: str, message: Message) -> str:
+    """The `out` record of a published message (no newline): topic first, so a reader tells
+    it from an input by its first bytes; the payload as published (key order kept)."""
+    return json.dumps(
+        {
+            OUT: message.topic,
+            "t": t,
+            "src": src,
+            "qos": message.qos,
+            "retain": message.retain,
+            "payload": message.payload,
+        },
+        separators=(",", ":"),
+        ensure_ascii=False,
+    )
+
+
+def _parse_output(line: str) -> Output:
+    try:
+        obj = json.loads(line)
+    except ValueError as exc:
+        raise TraceError(f"bad out record: {exc}") from exc
+    if not isinstance(obj, dict) or set(obj) != {OUT, "t", "src", "qos", "retain", "payload"}:
+        raise TraceError("an out record has exactly: out, t, src, qos, retain, payload")
+    t, topic, src, qos = obj["t"], obj[OUT], obj["src"], obj["qos"]
+    if isinstance(t, bool) or not isinstance(t, int | float) or not math.isfinite(t) or t < 0:
+        raise TraceError(f"out record 't' must be a finite number >= 0, got {t!r}")
+    if not isinstance(topic, str) or not topic or src not in OUT_SOURCES:
+        raise TraceError(f"out record: bad topic {topic!r} or src {src!r}")
+    if qos not in (0, 1, 2) or not isinstance(obj["retain"], bool):
+        raise TraceError("out record: qos must be 0..2 and retain true or false")
+    if not isinstance(obj["payload"], dict):
+        raise TraceError("out record 'payload' must be an object")
+    return Output(float(t), src, Message(topic, obj["payload"], qos, obj["retain"]))
 
 
 def segment_name(epoch: float, number: int) -> str:
@@ -65,6 +119,13 @@ class Segment:
     checkpoint: dict[str, Any] | None
     checkpoint_t: float | None
     events: list[Event]
+    #: position -> the `out` records written after `events[position - 1]` (0: before any)
+    outputs: dict[int, list[Output]] = field(default_factory=dict)
+
+    @property
+    def is_journal(self) -> bool:
+        """Written by the daemon (a header line): it holds every tick the daemon applied."""
+        return self.epoch is not None
 
 
 def _parse_checkpoint(line: str) -> tuple[float, dict[str, Any]] | None:
@@ -86,7 +147,8 @@ def _parse_checkpoint(line: str) -> tuple[float, dict[str, Any]] | None:
 
 
 def parse_lines(lines: list[str], source: str, *, require_header: bool = False) -> Segment:
-    """A trace's lines (newlines included or not): header, optional checkpoint, events.
+    """A trace's lines (newlines included or not): header, optional checkpoint, events and
+    the journal's `out` records.
 
     The checkpoint is accepted only as the first record; line numbers in errors stay those
     of the file.
@@ -107,6 +169,20 @@ def parse_lines(lines: list[str], source: str, *, require_header: bool = False) 
         if checkpoint is not None:
             lines[i] = ""  # not an input event: keep the numbering, drop the record
         break
+    outputs: dict[int, list[Output]] = {}
+    position = 0  # inputs before the line
+    for i, raw in enumerate(lines):
+        line = raw.strip()
+        if not line or line.startswith("#"):
+            continue
+        if not line.startswith('{"out"'):
+            position += 1
+            continue
+        try:
+            outputs.setdefault(position, []).append(_parse_output(line))
+        except TraceError as exc:
+            raise TraceError(f"{source}:{i + 1}: {exc}") from exc
+        lines[i] = ""  # not an input event
     events = list(iter_trace(lines, source=source))
     if checkpoint is not None and events and events[0].t < checkpoint[0]:
         raise TraceError(
@@ -121,6 +197,7 @@ def parse_lines(lines: list[str], source: str, *, require_header: bool = False) 
         checkpoint=checkpoint[1] if checkpoint else None,
         checkpoint_t=checkpoint[0] if checkpoint else None,
         events=events,
+        outputs=outputs,
     )
 
 
@@ -198,12 +275,19 @@ def _fsync_dir(directory: Path) -> None:
 
 
 class Journal:
-    """An append-only JSON Lines file of input events, with the wall-clock epoch of t=0.
+    """An append-only JSON Lines file of inputs and outputs, with the wall-clock epoch of t=0.
 
     The first line is a header comment `# tablectl-journal v1 epoch=<unix time> table=<id>`
     (plus ` segment=<n>` in a segment), so `t` in the file stays "seconds since the trace
     began" across daemon restarts and the journal is itself a trace that `tablectl replay`
-    accepts. A segment's second line may be a checkpoint (the engine state it starts from).
+    accepts. Its second line may be a checkpoint (the engine state it starts from). Then
+    input lines, each followed by the `out` records of what was published for it.
+
+    `append` and `record` reach the operating system at once (a daemon crash loses
+    nothing written); `commit` makes them durable by the fsync policy: "always" syncs
+    there (group commit: one fdatasync for every record since the last commit),
+    "interval" leaves it to a background fdatasync every `fsync_interval` s, "never"
+    to the kernel.
     """
 
     def __init__(
@@ -218,11 +302,13 @@ class Journal:
         self.path = path
         self.fsync = fsync
         self.events: list[Event] = []
+        self.outputs: dict[int, list[Output]] = {}
         self.checkpoint: dict[str, Any] | None = None
         self.checkpoint_t: float | None = None
         self.segment: int | None = None
         self._dirty = threading.Event()
         self._closed = threading.Event()
+        self._sync_error: OSError | None = None
         self._lock = threading.Lock()
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
@@ -230,6 +316,7 @@ class Journal:
                 self.epoch = self._read_existing(table)
             else:
                 self.epoch = now
+                self._header_size = len(header_line(now, table)) + 1
                 with path.open("wb") as fh:
                     fh.write((header_line(now, table) + "\n").encode())
                     fh.flush()
@@ -252,9 +339,13 @@ class Journal:
                 continue
             self._closed.wait(interval)
             self._dirty.clear()
-            with self._lock:
-                if not self._fh.closed:
-                    os.fdatasync(self._fh.fileno())
+            try:
+                with self._lock:
+                    if not self._fh.closed:
+                        os.fdatasync(self._fh.fileno())
+            except OSError as exc:  # the next commit reports it
+                self._sync_error = exc
+                return
 
     def _read_existing(self, table: str) -> float:
         data = self.path.read_bytes()
@@ -274,6 +365,7 @@ class Journal:
         match = HEADER_RE.match(lines[0].strip()) if lines else None
         if not match:
             raise JournalError(f"journal {self.path}: first line is not a journal header")
+        self._header_size = len(lines[0].encode())
         if match["table"] != table:
             raise JournalError(
                 f"journal {self.path} belongs to table {match['table']}, not {table}"
@@ -283,30 +375,56 @@ class Journal:
         except TraceError as exc:
             raise JournalError(f"journal unreadable: {exc}") from exc
         self.events = segment.events
+        self.outputs = segment.outputs
         self.checkpoint = segment.checkpoint
         self.checkpoint_t = segment.checkpoint_t
         self.segment = segment.number
         return float(match["epoch"])
 
     def append(self, event: Event) -> None:
-        """Write one event before the caller applies it.
+        """Write one input before the caller applies it (durable at the next `commit`)."""
+        self._write(event_to_json(event))
 
-        It always reaches the operating system (a daemon crash loses nothing); with
-        fsync "always" it is on the storage too, with "interval" within fsync_interval.
-        """
-        data = (event_to_json(event) + "\n").encode()
+    def record(self, t: float, src: str, message: Message) -> None:
+        """Write one output before the caller publishes it (durable at the next `commit`)."""
+        self._write(output_line(t, src, message))
+
+    @property
+    def blank(self) -> bool:
+        """Nothing but the header has been written."""
+        return self.size <= self._header_size
+
+    def write_checkpoint(self, t: float, state: dict[str, Any]) -> None:
+        """Open a blank journal with the engine state it starts from, durably."""
+        if not self.blank:
+            raise JournalError(f"journal {self.path}: a checkpoint opens a blank journal only")
+        self._write(checkpoint_line(t, state))
+        self.sync()
+        self.checkpoint, self.checkpoint_t = state, t
+
+    def _write(self, line: str) -> None:
+        data = (line + "\n").encode()
         try:
             with self._lock:
                 self._fh.write(data)
                 self._fh.flush()
-                if self.fsync == "always":
-                    os.fdatasync(self._fh.fileno())
                 self.size += len(data)
-            self._dirty.set()
         except (OSError, ValueError) as exc:
             raise JournalError(
                 f"journal {self.path}: {getattr(exc, 'strerror', None) or exc}"
             ) from exc
+
+    def commit(self) -> None:
+        """Everything written so far is durable by the fsync policy: call before its effect."""
+        if self._sync_error is not None:
+            raise JournalError(
+                f"journal {self.path}: background sync failed: "
+                f"{self._sync_error.strerror or self._sync_error}"
+            )
+        if self.fsync == "always":
+            self.sync()
+        else:
+            self._dirty.set()
 
     def sync(self) -> None:
         """Make everything written so far durable now."""
@@ -387,7 +505,7 @@ class SegmentedJournal:
         table: str,
         *,
         now: float,
-        fsync: str = "interval",
+        fsync: str = "always",
         fsync_interval: float = 0.1,
         max_segment_bytes: int = 16 * 1024 * 1024,
         keep_segments: int = 0,
@@ -473,9 +591,31 @@ class SegmentedJournal:
     def __iter__(self) -> Iterator[Event]:
         return iter(self.active.events)
 
+    @property
+    def outputs(self) -> dict[int, list[Output]]:
+        """The `out` records of the active segment found at start, by position."""
+        return self.active.outputs
+
     def append(self, event: Event) -> None:
-        """Write one event to the active segment before the caller applies it."""
+        """Write one input to the active segment before the caller applies it."""
         self.active.append(event)
+
+    def record(self, t: float, src: str, message: Message) -> None:
+        """Write one output to the active segment before the caller publishes it."""
+        self.active.record(t, src, message)
+
+    def commit(self) -> None:
+        """Everything written so far is durable by the fsync policy."""
+        self.active.commit()
+
+    @property
+    def blank(self) -> bool:
+        """Nothing but the active segment's header has been written."""
+        return self.active.blank
+
+    def write_checkpoint(self, t: float, state: dict[str, Any]) -> None:
+        """Open the journal's (blank) first segment with the engine state it starts from."""
+        self.active.write_checkpoint(t, state)
 
     def rotation_due(self) -> bool:
         """The active segment has reached the maximum size (rotate at the next chance)."""

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TextIO
 
@@ -12,7 +13,7 @@ from controller.config import Config
 from controller.engine import Engine, EngineSpec
 from controller.engine.checkpoint import checkpoint, restore
 from controller.errors import JournalError
-from controller.journal import Segment, read_journal_dir, read_trace_file
+from controller.journal import Output, Segment, read_journal_dir, read_trace_file
 from controller.messages import Message
 from controller.registry import ChipRegistry, DeckRegistry, load_chips, load_deck
 from controller.staff import StaffRegistry, load_staff
@@ -36,10 +37,11 @@ def build_engine(config: Config, staff: StaffRegistry | None = None) -> Engine:
 
 
 def drive(engine: Engine, events: Iterable[Event]) -> Iterator[tuple[Event, list[Message]]]:
-    """Apply events in order, firing the engine's timers as the live daemon would.
+    """Apply a hand-written trace's events in order, firing the engine's timers as the live
+    daemon would.
 
-    Before each input, any engine deadline that falls before it is fired as a `tick` (the
-    daemon journals such ticks, so a journal already holds them and this adds none).
+    Before each input, any engine deadline that falls before it is fired as a `tick`. A
+    journal needs none of this: the daemon journals every tick it applied (`journal_steps`).
     """
     for event in events:
         while True:
@@ -49,6 +51,73 @@ def drive(engine: Engine, events: Iterable[Event]) -> Iterator[tuple[Event, list
             tick = Tick(t=due)
             yield tick, engine.apply(tick)
         yield event, engine.apply(event)
+
+
+@dataclass(frozen=True, slots=True)
+class Step:
+    """One input through the engine: what it produces now, and what the journal recorded
+    as published after it (`recorded` is empty for a plain trace)."""
+
+    event: Event | None  # None: before the first input (the shell's own messages only)
+    produced: list[Message]
+    recorded: list[Output] | None = None  # None: a plain trace, nothing was recorded
+
+    @property
+    def published(self) -> list[Message]:
+        """What the daemon published for this step: the engine's messages, then the ones
+        the shell published on its own (device alerts, refused commands), as recorded."""
+        own = [o.message for o in self.recorded or () if o.src == "daemon"]
+        return [*self.produced, *own]
+
+    def mismatch(self, *, last: bool = False) -> str | None:
+        """How the recorded engine output differs from what the engine produces now, or
+        None. On the journal's `last` input a recorded prefix is a torn tail, not a
+        difference (the process died before it was committed, so nothing was published)."""
+        if self.event is None or self.recorded is None:
+            return None
+        recorded = [_fingerprint(o.message) for o in self.recorded if o.src == "engine"]
+        produced = [_fingerprint(m) for m in self.produced]
+        if recorded == produced or (last and produced[: len(recorded)] == recorded):
+            return None
+        for k, (was, now) in enumerate(zip(recorded, produced, strict=False)):
+            if was != now:
+                return f"message {k + 1}: published {was.decode()} but replay gives {now.decode()}"
+        return f"published {len(recorded)} message(s) but replay gives {len(produced)}"
+
+
+def _fingerprint(message: Message) -> bytes:
+    return b"%s %d %d " % (message.topic.encode(), message.qos, message.retain) + (
+        message.payload_bytes()
+    )
+
+
+def journal_steps(
+    engine: Engine, events: Sequence[Event], outputs: Mapping[int, list[Output]]
+) -> Iterator[Step]:
+    """Journaled inputs through the engine exactly as journaled (the daemon journaled every
+    tick it applied: none is added), each with the `out` records written after it."""
+    yield Step(None, [], outputs.get(0, []))
+    for position, event in enumerate(events, start=1):
+        yield Step(event, engine.apply(event), outputs.get(position, []))
+
+
+def segment_steps(engine: Engine, segment: Segment) -> Iterator[Step]:
+    """A journal segment's steps; a plain trace's, with timers fired as `drive` does."""
+    if segment.is_journal:
+        yield from journal_steps(engine, segment.events, segment.outputs)
+    else:
+        for event, produced in drive(engine, segment.events):
+            yield Step(event, produced)
+
+
+def flag_last(steps: Iterable[Step]) -> Iterator[tuple[Step, bool]]:
+    """Each step with whether it is the last one (where a journal's tail may be torn)."""
+    it = iter(steps)
+    step = next(it, None)
+    while step is not None:
+        following = next(it, None)
+        yield step, following is None
+        step = following
 
 
 def replay(config: Config, events: Iterable[Event], out: TextIO) -> int:
@@ -66,9 +135,7 @@ def replay(config: Config, events: Iterable[Event], out: TextIO) -> int:
 log = logging.getLogger("tablectl.replay")
 
 
-def drive_segments(
-    engine: Engine, segments: Iterable[Segment]
-) -> Iterator[tuple[Event, list[Message]]]:
+def drive_segments(engine: Engine, segments: Iterable[Segment]) -> Iterator[Step]:
     """Drive the engine through journal segments in order.
 
     The first segment that opens with a checkpoint restores the engine from it (its older
@@ -97,18 +164,31 @@ def drive_segments(
                     "segments before it (replay this segment alone to start from it)"
                 )
         previous = segment.number
-        yield from drive(engine, segment.events)
+        yield from segment_steps(engine, segment)
 
 
-def replay_path(config: Config, path: Path, out: TextIO) -> int:
+@dataclass(slots=True)
+class ReplayResult:
+    """What `replay_path` printed, and where the journal's record of what was published
+    differs from what the engine produces now (empty for a plain trace)."""
+
+    messages: int = 0
+    mismatches: list[str] = field(default_factory=list)
+
+
+def replay_path(config: Config, path: Path, out: TextIO, *, verify: bool = True) -> ReplayResult:
     """`replay` of a trace file, a journal file or segment, or a journal directory (all its
-    retained segments in order); print every message, return how many."""
+    retained segments in order); print every message published, and, when `verify`, check
+    the engine's against the journal's `out` records."""
     segments = read_journal_dir(path) if path.is_dir() else [read_trace_file(path)]
     engine = build_engine(config)
     prefix = config.broker.prefix
-    count = 0
-    for _event, messages in drive_segments(engine, segments):
-        for message in messages:
+    result = ReplayResult()
+    for step, last in flag_last(drive_segments(engine, segments)):
+        for message in step.published:
             out.write(message.to_line(prefix) + "\n")
-            count += 1
-    return count
+            result.messages += 1
+        problem = step.mismatch(last=last) if verify else None
+        if problem is not None and step.event is not None:
+            result.mismatches.append(f"input at t={step.event.t}: {problem}")
+    return result

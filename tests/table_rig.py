@@ -14,6 +14,7 @@ import copy
 import json
 import os
 import random
+import resource
 import signal
 import subprocess
 import sys
@@ -26,6 +27,8 @@ from typing import Any
 from controller.cli import demo_script
 from controller.config import Config, load_config
 from controller.engine import Engine
+from controller.errors import TraceError
+from controller.journal import Segment, list_segments, read_journal_dir, read_trace_file
 from controller.messages import Message
 from controller.registry import ChipRegistry, DeckRegistry, load_chips, load_deck
 from controller.replay import build_engine, drive
@@ -36,7 +39,6 @@ from controller.trace import (
     TagIn,
     TagOut,
     Tick,
-    iter_trace,
 )
 from drivers.gpio.sim import send_control
 from drivers.reader.view import TagView
@@ -294,11 +296,14 @@ def write_config(
     journal: Path,
     settle: float = 0.25,
     profile: str = "tda-2019",
+    segments: bool = False,
 ) -> Path:
     """A table file for `tablectl run`: serial readers on the rig's ports, sim GPIO."""
     panel = ", ".join(f"{k} = {v}" for k, v in PINS.items() if k != "shuffler")
     allin = "\n".join(f'"{seat}" = {pin}' for seat, pin in ALLIN_PINS.items())
     lamps = ", ".join(f"{k} = {v}" for k, v in LAMP_PINS.items())
+    # Segments small enough to rotate every hand or two (each opens with a checkpoint).
+    where = f'directory = "{journal}"\nmax_segment_mb = 0.05' if segments else f'path = "{journal}"'
     path.write_text(
         f"""[table]
 id = "t09"
@@ -342,7 +347,7 @@ deck = "{EXAMPLES / "decks" / "sim-deck.toml"}"
 chips = "{EXAMPLES / "chips" / "sim-chips.toml"}"
 
 [journal]
-path = "{journal}"
+{where}
 fsync = "interval"
 """
     )
@@ -360,13 +365,17 @@ class TableRig:
         settle: float = 0.25,
         profile: str = "tda-2019",
         heartbeat: float = 0.5,
+        segments: bool = False,
+        file_size_limit: int | None = None,
     ) -> None:
         self.workdir = workdir
         self.broker = broker
+        self.file_size_limit = file_size_limit  # RLIMIT_FSIZE of the daemon: writes fail
         workdir.mkdir(parents=True, exist_ok=True)
         dev = workdir / "dev"
         dev.mkdir(exist_ok=True)
-        self.journal = workdir / "t09.journal"
+        self.segments = segments
+        self.journal = workdir / ("journal" if segments else "t09.journal")
         self.gpio_socket = workdir / "gpio.sock"
         self.config_path = write_config(
             workdir / "t09.toml",
@@ -377,6 +386,7 @@ class TableRig:
             journal=self.journal,
             settle=settle,
             profile=profile,
+            segments=segments,
         )
         self.config = load_config(self.config_path)
         self.deck: DeckRegistry = load_deck(EXAMPLES / "decks" / "sim-deck.toml")
@@ -420,8 +430,15 @@ class TableRig:
                 stdout=log,
                 stderr=subprocess.STDOUT,
                 cwd=self.workdir,
+                preexec_fn=self._limits if self.file_size_limit is not None else None,
             )
         self.starts += 1
+
+    def _limits(self) -> None:
+        """In the daemon's process: no file may grow past `file_size_limit` bytes (Python
+        ignores SIGXFSZ, so the write fails with EFBIG, as on a full disk)."""
+        assert self.file_size_limit is not None
+        resource.setrlimit(resource.RLIMIT_FSIZE, (self.file_size_limit, self.file_size_limit))
 
     def kill(self) -> None:
         """SIGKILL the daemon and reap it: no clean-up of any kind runs."""
@@ -457,14 +474,22 @@ class TableRig:
 
     # -- the journal, as the daemon wrote it -----------------------------------------------
 
+    def journal_segments(self) -> list[Segment]:
+        """The journal as the daemon wrote it so far (a line torn by a kill is not read)."""
+        if self.segments:
+            return read_journal_dir(self.journal) if list_segments(self.journal) else []
+        if not self.journal.exists():
+            return []
+        return [read_trace_file(self.journal)]
+
     def journal_inputs(self) -> list[Event]:
         """The complete journal lines, as events (a line torn by a kill is not counted)."""
-        try:
-            data = self.journal.read_bytes()
-        except FileNotFoundError:
-            return []
-        keep = data[: data.rfind(b"\n") + 1].decode()
-        return list(iter_trace(keep.splitlines(), source=str(self.journal)))
+        for _ in range(5):
+            try:
+                return [e for segment in self.journal_segments() for e in segment.events]
+            except (FileNotFoundError, TraceError):
+                time.sleep(0.05)  # a segment rotated or retired while it was being read
+        return [e for segment in self.journal_segments() for e in segment.events]
 
     # -- doing things ----------------------------------------------------------------------
 
@@ -564,8 +589,8 @@ class Player:
     def kill_and_restart(self, rng: random.Random, k: int) -> None:
         """Kill now; maybe move a tag while down; restart (maybe killing it again)."""
         self.rig.kill()
-        view, presses, commands = journal_view(self.rig)
-        lost = presses < self.presses_due or commands < self.commands_due
+        view = journal_view(self.rig)[0]
+        lost = self.lost()
         nxt = k + 1
         if (
             not lost
@@ -605,21 +630,27 @@ class Player:
                     time.sleep(CHIP_GAP)  # the antenna reads a pushed stack chip by chip
                 self.rig.move(move)
 
+    def done(self, k: int, *, room: bool = True) -> bool:
+        """The journal has step `k` (and everything before it) and, with `room`, the room
+        has its events."""
+        view, presses, commands = journal_view(self.rig)
+        return (
+            view == truth(self.rig)
+            and presses >= self.presses_due
+            and commands >= self.commands_due
+            and (not room or top_seq(self.room) >= self.expect.seq_after[k])
+        )
+
+    def lost(self) -> bool:
+        """A press or command made since the daemon's last start is not in its journal."""
+        _view, presses, commands = journal_view(self.rig)
+        return presses < self.presses_due or commands < self.commands_due
+
     def wait_done(self, k: int, seed: int, *, room: bool = True) -> None:
         """The journal has the step (and everything before it) and, with `room`, the room
         has its events; otherwise (the broker is down) the engine has had time to settle."""
         want_seq = self.expect.seq_after[k]
-
-        def done() -> bool:
-            view, presses, commands = journal_view(self.rig)
-            return (
-                view == truth(self.rig)
-                and presses >= self.presses_due
-                and commands >= self.commands_due
-                and (not room or top_seq(self.room) >= want_seq)
-            )
-
-        ok = poll(done, STEP_TIMEOUT, 0.02)
+        ok = poll(lambda: self.done(k, room=room), STEP_TIMEOUT, 0.02)
         if ok and not room and self.expect.seq_after[k] > self.expect.seq_after[max(k - 1, 0)]:
             time.sleep(self.expect.gap)  # a push settles (journaled tick) before the next step
         assert ok, (

@@ -181,7 +181,10 @@ def test_replay_from_segment_one_equals_recovery_from_the_last_checkpoint(tmp_pa
     # (a) segment 1 through N on one engine (each checkpoint is checked against the state
     # replayed up to it); the messages of the last segment's inputs are the tail.
     full = build_engine(config)
-    per_input = [ms for _e, ms in drive_segments(full, segments)]
+    steps = [step for step in drive_segments(full, segments) if step.event is not None]
+    # What the engine gives now is what the journal says the daemon published.
+    assert [step.mismatch() for step in steps] == [None] * len(steps)
+    per_input = [step.published for step in steps]
     tail = [m for ms in per_input[len(per_input) - len(last.events) :] for m in ms]
 
     # (b) a fresh engine restored from the last checkpoint, then the last segment only.
@@ -308,8 +311,11 @@ def test_replay_of_a_directory_detects_a_checkpoint_that_does_not_follow(tmp_pat
     second.write_text(text.replace('"stack":', '"stack":1', 1))  # a tampered checkpoint
     with pytest.raises(JournalError, match="checkpoint differs"):
         replay_path(config, tmp_path / "journal", io.StringIO())
-    # The segment alone starts from its (tampered) checkpoint: replay accepts it.
-    assert replay_path(config, second, io.StringIO()) > 0
+    # The segment alone starts from its (tampered) checkpoint: replay accepts it, and the
+    # journal's record of what was published shows the stacks it now gives are not those.
+    result = replay_path(config, second, io.StringIO())
+    assert result.messages > 0
+    assert result.mismatches and "replay gives" in result.mismatches[0]
 
 
 def test_single_file_journal_still_works_and_a_torn_line_is_cut_off(tmp_path: Path) -> None:

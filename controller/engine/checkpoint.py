@@ -165,6 +165,6 @@ def restore(engine: Engine, state: dict[str, Any]) -> None:
     engine.cards = cards
     engine.hand = None
     engine._last_state = last_state
-    engine._dirty = False
+    engine._dirty = last_state is None  # as a fresh engine: its first input publishes a state
     engine._pots_cache = (-1, [])
     engine._out = []

@@ -1,0 +1,196 @@
+"""Journal before effect: every published message is journaled (and committed) before it is
+published, and a journal that cannot be written stops the daemon without losing an event."""
+
+from __future__ import annotations
+
+import dataclasses
+import io
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from controller.config import load_config
+from controller.daemon import Daemon, DeviceAlert, RefusedCommand
+from controller.journal import open_journal, read_trace_file
+from controller.messages import Message
+from controller.replay import replay_path
+from controller.trace import Badge, ButtonPress, Command, TagIn
+from tests.broker import Mosquitto, Subscriber
+from tests.table_rig import (
+    PREFIX,
+    STEP_TIMEOUT,
+    Expectation,
+    Player,
+    TableRig,
+    dedup,
+    events_of,
+    poll,
+    session,
+    top_seq,
+    without_t,
+)
+
+EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "sim-table.toml"
+
+
+class JournalProbe:
+    """Stands where the publisher is: at each publish, reads the journal file as it is on
+    disk and keeps whether the message's `out` record is already there."""
+
+    def __init__(self, journal: Path) -> None:
+        self.journal = journal
+        self.published: list[tuple[Message, bool]] = []
+
+    def publish(self, message: Message) -> None:
+        recorded = [o.message for outs in self._outputs().values() for o in outs]
+        self.published.append((message, message in recorded))
+
+    def _outputs(self) -> dict[int, Any]:
+        return read_trace_file(self.journal).outputs
+
+
+def test_every_published_message_is_in_the_journal_before_it_is_published(
+    tmp_path: Path,
+) -> None:
+    config = load_config(EXAMPLE)
+    path = tmp_path / "t01.journal"
+    config = dataclasses.replace(config, journal=dataclasses.replace(config.journal, path=path))
+    daemon = Daemon(config, clock=lambda: 1_700_000_000.0)
+    daemon.journal = journal = open_journal(config.journal, config.table.id, now=1_700_000_000.0)
+    assert journal is not None
+    probe = JournalProbe(path)
+    daemon.publisher = probe  # type: ignore[assignment]
+    seat = {"seat": 1, "player": "Alice", "stack": 20000, "id": "r1"}
+    daemon.handle(
+        [
+            Command(0.0, "seat", seat),
+            Command(0.0, "seat", {**seat, "seat": 2, "player": "Bruno", "id": "r2"}),
+            Command(0.0, "button", {"seat": 2, "id": "r3"}),
+            ButtonPress(1.0, "shuffler"),
+            TagIn(1.5, "seat1", card="As"),
+        ]
+    )
+    daemon.process(DeviceAlert("reader_silent", "card_reader: no frame for 3 s", {}))
+    daemon.process(RefusedCommand("level", "r4", "field 'big_blind' must be an integer"))
+    journal.close()
+
+    topics = [m.topic for m, _ in probe.published]
+    assert {"replies", "events", "state", "holecards", "alerts"} <= set(topics)
+    assert [m for m, journaled in probe.published if not journaled] == []
+    # The journal replays to exactly what was published, the shell's own messages included.
+    out = io.StringIO()
+    result = replay_path(config, path, out)
+    assert result.mismatches == []
+    replayed = [json.loads(line) for line in out.getvalue().splitlines()]
+    assert [r["payload"] for r in replayed] == [m.payload for m, _ in probe.published]
+
+
+LIMIT = 20_000  # bytes: a whole hand journals about 37 KB, so this is hit mid-hand
+
+
+@pytest.mark.timeout(300)
+def test_a_journal_that_cannot_be_written_stops_the_daemon_and_loses_nothing(
+    tmp_path: Path, mosquitto: Mosquitto
+) -> None:
+    """RLIMIT_FSIZE makes the journal's writes fail mid-hand (EFBIG, as a full disk does).
+    The daemon publishes nothing it could not journal, says so on `alerts`, exits 1 (for
+    systemd to restart it); restarted with room to write, it recovers from the journal and
+    the room's events, de-duplicated by seq, are exactly the uninterrupted session's."""
+    with TableRig(tmp_path / "rig", mosquitto, file_size_limit=LIMIT) as rig:
+        steps = session(rig.config, 1, 7)
+        expect = Expectation(rig.config, steps)
+        room = Subscriber(mosquitto, f"{PREFIX}/#")
+        try:
+            player = Player(rig, room, steps, expect)
+            player.start()
+            stopped_at: int | None = None
+            for k, step in enumerate(steps):
+                player.perform(step)
+                assert poll(lambda k=k: player.done(k) or not rig.alive, STEP_TIMEOUT, 0.02)  # type: ignore[misc]
+                if rig.alive:
+                    continue
+                assert stopped_at is None, "stopped twice"
+                stopped_at = k
+                assert rig.stop() == 1, rig.log.read_text()[-3000:]
+                assert "journal failed" in rig.log.read_text()
+                assert rig.journal.stat().st_size <= LIMIT
+                rig.file_size_limit = None
+                player.start()
+                if player.lost():  # the press or command that failed to be journaled
+                    player.perform(step, again=True)
+                player.wait_done(k, 0)
+            assert stopped_at is not None, "the journal never reached the limit"
+            final = expect.seq_after[-1]
+            assert poll(lambda: top_seq(room) >= final, 30)
+            assert rig.stop() == 0
+            got = dedup(events_of(room.messages()))
+            assert sorted(got) == list(range(1, final + 1)), "seq has gaps"
+            assert [without_t(e) for _, e in sorted(got.items())] == [
+                without_t(e) for e in expect.events
+            ]
+            alerts = [json.loads(m.payload) for m in room.messages(f"{PREFIX}/alerts")]
+            assert [a["type"] for a in alerts if a["type"] == "journal_failed"] == [
+                "journal_failed"
+            ]
+        finally:
+            room.close()
+
+
+def _journal_messages(subscriber: Subscriber, kind: str) -> list[dict[str, Any]]:
+    return [json.loads(m.payload) for m in subscriber.messages(f"{PREFIX_SIM}/{kind}")]
+
+
+PREFIX_SIM = "poker/sim/t01"
+
+
+@pytest.mark.timeout(120)
+def test_a_journal_replays_with_the_staff_it_started_with(
+    tmp_path: Path, mosquitto: Mosquitto
+) -> None:
+    """A badge refused as unknown, then registered by a room command (which rewrites the
+    staff file): after a restart the journal still says it was refused, because a new
+    journal opens with a checkpoint holding the staff registry it started with."""
+    staff = tmp_path / "staff.toml"
+    staff.write_text((EXAMPLE.parent / "staff" / "sim-staff.toml").read_text())
+    config = load_config(EXAMPLE)
+    config = dataclasses.replace(
+        config,
+        journal=dataclasses.replace(config.journal, path=tmp_path / "t01.journal"),
+        badge=dataclasses.replace(config.badge, staff=staff),
+    )
+    broker = mosquitto.broker_config(prefix=PREFIX_SIM, client_id="tablectl-t01")
+    room = Subscriber(mosquitto, f"{PREFIX_SIM}/#")
+    stranger = "04DEADBEEF0001"
+    try:
+        daemon = Daemon(config, broker=broker)
+        daemon.start()
+        daemon.submit(Badge(daemon.now(), stranger))
+        assert room.wait_for(
+            lambda ms: any(b'"badge_unknown"' in m.payload for m in ms), 10
+        ), "the unknown badge was not refused"
+        request = {"uid": stranger, "person": "Eva Neri", "role": "dealer", "id": "s1"}
+        daemon.submit_command("staff", json.dumps(request).encode())
+        assert room.wait_for(lambda ms: any(b'"s1"' in m.payload for m in ms), 10)
+        daemon.stop()
+        assert stranger in staff.read_text()  # the file follows the room's command
+
+        again = Daemon(config, broker=broker)
+        again.start()
+        try:
+            assert stranger in again.engine.staff  # the command is journaled: still there
+        finally:
+            again.stop()
+        alerts = [a["type"] for a in _journal_messages(room, "alerts")]
+        assert "journal_mismatch" not in alerts
+        out = io.StringIO()
+        result = replay_path(config, tmp_path / "t01.journal", out)
+        assert result.mismatches == []
+        replayed = [json.loads(line)["payload"] for line in out.getvalue().splitlines()]
+        assert [p["type"] for p in replayed if p.get("type") == "badge_unknown"] == [
+            "badge_unknown"
+        ]
+        assert not any(p.get("type") == "dealer_changed" for p in replayed)
+    finally:
+        room.close()
