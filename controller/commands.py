@@ -4,14 +4,17 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from collections.abc import Callable
 from typing import Any
 
 from controller.errors import TraceError
+from controller.text import is_unicode, text_problem
 from controller.trace import (
     _COMMAND_COMMON,
     _COMMAND_FIELDS,
     _COMMAND_OPTIONAL,
+    CARD_RE,
     COMMAND_NAMES,
     Command,
     parse_event,
@@ -31,6 +34,10 @@ SEAT_RANGE = (1, 10)
 AMOUNT_RANGE = (0, 2**53 - 1)
 #: Fields the table sets itself; a room payload carrying them is refused.
 TABLE_FIELDS = ("t", "event")
+#: What a topic's command name must look like to be echoed in replies and alerts.
+COMMAND_NAME_RE = re.compile(r"[a-z][a-z0-9_/-]{0,63}")
+#: The command name echoed for a topic whose name is not shaped like a command name.
+UNKNOWN_COMMAND = "<unknown>"
 
 _TYPE_NAMES = {
     int: "an integer",
@@ -64,9 +71,51 @@ def _json_kind(value: Any) -> str:
 
 
 def _shown(value: Any) -> str:
-    """A short JSON rendering of a field value for an error message."""
-    text = json.dumps(value, ensure_ascii=False)
+    """A short JSON rendering of a field value for an error message, in ASCII (escapes for
+    anything else, so a lone surrogate or control character is shown, never sent)."""
+    text = json.dumps(value, ensure_ascii=True)
     return text if len(text) <= 40 else text[:37] + "..."
+
+
+def command_label(name: str) -> str:
+    """The topic's command name as replies and alerts echo it: the name itself when it is
+    shaped like a command name (COMMAND_NAME_RE), else UNKNOWN_COMMAND, so a topic such as
+    `cmd/As` never puts a card-shaped or unprintable string on a public topic."""
+    return name if COMMAND_NAME_RE.fullmatch(name) else UNKNOWN_COMMAND
+
+
+def _holds_non_unicode(value: Any) -> bool:
+    """True if a string anywhere in the decoded JSON `value` (keys included) is not UTF-8
+    encodable (a lone surrogate)."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            if not is_unicode(item):
+                return True
+        elif isinstance(item, list):
+            stack.extend(item)
+        elif isinstance(item, dict):
+            stack.extend(item.keys())
+            stack.extend(item.values())
+    return False
+
+
+def _check_unicode(obj: dict[str, Any], request_id: str | None) -> None:
+    """Refuse a payload holding a string that cannot be published (lone surrogate)."""
+    for key, value in obj.items():
+        if not is_unicode(key):
+            raise CommandError(
+                f"field name {_shown(key)} is not Unicode text "
+                "(a lone surrogate: a \\uD800-\\uDFFF escape without its pair)",
+                request_id,
+            )
+        if _holds_non_unicode(value):
+            raise CommandError(
+                f"field {key!r} holds text that is not Unicode "
+                "(a lone surrogate: a \\uD800-\\uDFFF escape without its pair)",
+                request_id,
+            )
 
 
 def _refuse_constant(name: str) -> Any:
@@ -99,8 +148,8 @@ def _well_typed(value: Any, typ: type) -> bool:
         return False
     if typ is int:
         return isinstance(value, int)
-    if typ is float:
-        return isinstance(value, int | float) and math.isfinite(value)
+    if typ is float:  # an int of any size is a number (the range check refuses a huge one)
+        return isinstance(value, int) or (isinstance(value, float) and math.isfinite(value))
     if typ is str:
         return isinstance(value, str) and value != ""
     return True  # a type this shell does not know: the trace parser checks it
@@ -117,17 +166,24 @@ def _check_type(name: str, key: str, value: Any, typ: type, request_id: str | No
         low, high = SEAT_RANGE if key == "seat" else AMOUNT_RANGE
         if not low <= value <= high:
             raise CommandError(
-                f"command {name!r}: field {key!r} must be in {low}..{high}, got {value}",
+                f"command {name!r}: field {key!r} must be in {low}..{high}, got {_shown(value)}",
                 request_id,
             )
+    if typ is str:
+        problem = text_problem(value)
+        if problem is not None:
+            raise CommandError(f"command {name!r}: field {key!r} {problem}", request_id)
 
 
 def _request_id(obj: dict[str, Any]) -> str | None:
-    """The payload's request id when it is a usable string, else None (and no echo)."""
+    """The payload's request id when it is a usable string, else None (and no echo).
+
+    Usable: 1..MAX_ID printable characters (so no lone surrogate), not a card name.
+    """
     value = obj.get("id")
     if not isinstance(value, str) or not value:
         return None
-    if len(value) > MAX_ID or not value.isprintable():
+    if len(value) > MAX_ID or not value.isprintable() or CARD_RE.fullmatch(value):
         return None
     return value
 
@@ -149,9 +205,10 @@ def parse_room_command(
     if "id" in obj and request_id is None:
         value = obj["id"]
         raise CommandError(
-            f"field 'id' must be a printable string of 1..{MAX_ID} characters, "
-            f"got {_json_kind(value)} ({_shown(value)})"
+            f"field 'id' must be a printable string of 1..{MAX_ID} characters that is not "
+            f"a card name, got {_json_kind(value)} ({_shown(value)})"
         )
+    _check_unicode(obj, request_id)
     if name in INTERNAL_COMMANDS:
         raise CommandError(
             f"command {name!r} is internal to the table (its own random draw) "
@@ -159,9 +216,14 @@ def parse_room_command(
             request_id,
         )
     if name not in ROOM_COMMANDS:
-        raise CommandError(
-            f"unknown command {name!r} (one of {', '.join(sorted(ROOM_COMMANDS))})", request_id
-        )
+        known = ", ".join(sorted(ROOM_COMMANDS))
+        if command_label(name) == UNKNOWN_COMMAND:
+            raise CommandError(
+                f"unknown command: the topic's name ({len(name)} characters) is not a command "
+                f"name (one of {known})",
+                request_id,
+            )
+        raise CommandError(f"unknown command {name!r} (one of {known})", request_id)
     said = obj.get("name", name)
     if said != name:
         raise CommandError(f"topic says {name!r} but payload says {_shown(said)}", request_id)

@@ -9,6 +9,7 @@ from pathlib import Path
 
 from controller.errors import RegistryError
 from controller.registry import _read_toml, _toml_string, atomic_write_text
+from controller.text import text_problem
 
 ROLES = ("dealer", "floor")
 ENTRY_KEYS = ("uid", "name", "role")
@@ -36,6 +37,9 @@ class StaffMember:
             )
         if not isinstance(self.name, str) or not self.name.strip():
             raise RegistryError(f"uid {self.uid}: name must be a non-empty string")
+        problem = text_problem(self.name)
+        if problem is not None:  # the name is published (dealer_changed, floor_arrived...)
+            raise RegistryError(f"uid {self.uid}: name {self.name!a} {problem}")
         if self.role not in ROLES:
             raise RegistryError(
                 f"uid {self.uid}: bad role {self.role!r}: expected one of {', '.join(ROLES)}"

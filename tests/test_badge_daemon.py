@@ -5,7 +5,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -15,7 +15,7 @@ from controller.config import BadgeConfig, Config, load_config
 from controller.daemon import Daemon
 from controller.errors import RegistryError
 from controller.staff import load_staff
-from controller.trace import Badge
+from controller.trace import Badge, ButtonPress, TagIn
 from firmware_sim.badge_card import VirtualBadge
 from firmware_sim.player import ScriptPlayer
 from tests.broker import Mosquitto, Received, Subscriber
@@ -29,6 +29,8 @@ STAFF = ROOT / "examples" / "staff" / "sim-staff.toml"
 PREFIX = "poker/sim/t01"
 MARIA, LUCA, GIULIA = "04A1B2C3D4E5F6", "04B2C3D4E5F607", "04F1E2D3C4B5A6"
 STRANGER = "04DEADBEEF0001"
+# Button on seat 3: seat 1 posts the small blind, seat 2 the big blind, seat 3 acts first.
+HOLE = {1: ["Ah", "Kh"], 2: ["Qd", "Jd"], 3: ["9s", "9c"]}
 
 
 def _config(tmp_path: Path, badge: BadgeConfig) -> Config:
@@ -77,6 +79,33 @@ def _event_count(kind: str, n: int):  # type: ignore[no-untyped-def]
     return done
 
 
+def _action(seat: int, action: str):  # type: ignore[no-untyped-def]
+    def done(msgs: list[Received]) -> bool:
+        return any(
+            e["type"] == "action" and (e["seat"], e["action"]) == (seat, action)
+            for e in _payloads(msgs, "events")
+        )
+
+    return done
+
+
+def _state(predicate: Callable[[dict[str, Any]], bool]):  # type: ignore[no-untyped-def]
+    """The latest `state` the room has received satisfies `predicate`."""
+
+    def done(msgs: list[Received]) -> bool:
+        states = _payloads(msgs, "state")
+        return bool(states) and predicate(states[-1])
+
+    return done
+
+
+def _chips(player: ScriptPlayer, seat: int, *values: int) -> None:
+    """Chips of these values arrive in the seat's bet zone (on the simulated chip board)."""
+    for value in values:
+        chip = f"b{len(player.chip_uids) + 1}"  # a chip not played yet: the next tag uid
+        player.perform(TagIn(0.0, f"bet{seat}", chip=chip, value=value))
+
+
 @pytest.fixture
 def pcscd(tmp_path: Path) -> Iterator[Pcscd]:
     check_prerequisites()  # fails (never skips) with the reason when pcscd cannot run
@@ -107,6 +136,7 @@ def test_badges_on_a_real_pcsc_reader_reach_the_room(
             daemon.submit_command("seat", json.dumps(cmd).encode())
         level = {"small_blind": 25, "big_blind": 50, "ante": 0}
         daemon.submit_command("level", json.dumps(level).encode())
+        daemon.submit_command("button", json.dumps({"seat": 3}).encode())
         # A dealer taps in: the room learns who deals.
         card.insert(MARIA)
         assert room.wait_for(_dealer_changed(MARIA, "Maria Rossi"), 30), room.messages()
@@ -120,17 +150,55 @@ def test_badges_on_a_real_pcsc_reader_reach_the_room(
         started = [e for e in _payloads(room.messages(), "events") if e["type"] == "hand_started"]
         assert [e["trigger"] for e in started] == ["dealer_push"]
         assert started[0]["dealer"] == {"uid": MARIA, "name": "Maria Rossi"}
+        assert started[0]["button"] == 3
 
-        # The floor's badge authorises a ruling: the floor button then releases the table.
+        # The hand is dealt on the simulated reader boards, and the betting goes on to
+        # substantial action (rule 36): seat 3 calls, seat 1 completes. The two boards are
+        # separate links, so each motion waits until the table has seen the one before.
+        player = ScriptPlayer(daemon)
+        _chips(player, 1, 25)
+        _chips(player, 2, 25, 25)
+        assert room.wait_for(_event_count("posted", 2), 30), room.messages()
+        for i in range(2):
+            for seat in (1, 2, 3):  # from the left of the button (35A-2)
+                player.perform(TagIn(0.0, f"seat{seat}", card=HOLE[seat][i]))
+        dealt = _state(lambda s: all(s["seats"][n]["cards"] == 2 for n in "123"))
+        assert room.wait_for(dealt, 30), room.messages()
+        _chips(player, 3, 25, 25)
+        assert room.wait_for(_action(3, "call"), 30), room.messages()
+        _chips(player, 1, 25)
+        assert room.wait_for(_action(1, "call"), 30), room.messages()
+        assert room.wait_for(_state(lambda s: s["substantial_action"]), 30), room.messages()
+        assert _payloads(room.messages(), "state")[-1]["floor"] is None
+
+        # A misdeal now needs the floor (35-D): without the floor's badge it is refused,
+        # with an alert that calls the floor, and the hand goes on.
+        misdeal = ButtonPress(0.0, "misdeal")
+        player.perform(misdeal)
+        assert room.wait_for(_alert("misdeal_refused"), 30), room.messages()
+        alerts = _payloads(room.messages(), "alerts")
+        assert next(a for a in alerts if a["type"] == "misdeal_refused")["rule"] == "35D"
+        assert _event_count("misdeal", 1)(room.messages()) is False
+
+        # The floor lays the badge on the reader and, with it still there, rules the misdeal:
+        # the event names the floor.
         card.insert(GIULIA)
         assert room.wait_for(_event_count("floor_arrived", 1), 30), room.messages()
-        card.remove()
-        daemon.gpio.press(daemon.config.gpio.panel["floor"])
-        daemon.gpio.release(daemon.config.gpio.panel["floor"])
-        assert room.wait_for(_event_count("floor_ruling", 1), 30), room.messages()
         events = _payloads(room.messages(), "events")
-        ruling = next(e for e in events if e["type"] == "floor_ruling")
-        assert ruling["floor"] == {"uid": GIULIA, "name": "Giulia Ferrari"}
+        arrived = next(e for e in events if e["type"] == "floor_arrived")
+        assert arrived["floor"] == {"uid": GIULIA, "name": "Giulia Ferrari"}
+        player.perform(misdeal)
+        assert room.wait_for(_event_count("misdeal", 1), 30), room.messages()
+        assert reader.current == GIULIA, "the floor's badge stayed on the reader"
+        ruled = next(e for e in _payloads(room.messages(), "events") if e["type"] == "misdeal")
+        assert (ruled["reason"], ruled["rule"]) == ("floor_ruling", "35D")
+        assert ruled["by"] == {"uid": GIULIA, "name": "Giulia Ferrari"}
+        assert ruled["hand"] == started[0]["hand"]
+        giulia = {"uid": GIULIA, "name": "Giulia Ferrari"}
+        assert room.wait_for(_state(lambda s: s["floor"] == giulia), 30), room.messages()
+        # Taking the badge off ends the floor's authority at once.
+        card.remove()
+        assert room.wait_for(_state(lambda s: s["floor"] is None), 30), room.messages()
 
         # A badge nobody registered: refused, and the floor is told.
         card.insert(STRANGER)

@@ -7,6 +7,7 @@ import dataclasses
 import itertools
 import json
 import re
+import shutil
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -14,16 +15,25 @@ from typing import Any
 
 import pytest
 
-from controller.commands import MAX_PAYLOAD, CommandError, parse_room_command
+from controller.commands import (
+    MAX_PAYLOAD,
+    ROOM_COMMANDS,
+    UNKNOWN_COMMAND,
+    CommandError,
+    command_label,
+    parse_room_command,
+)
 from controller.config import load_config
 from controller.daemon import Daemon
 from controller.errors import TraceError
-from controller.messages import REPLIES, Message
+from controller.messages import ALERTS, REPLIES, STATE, Message
 from controller.schema import SchemaError, validate
 from controller.trace import Command
 from tests.broker import EXAMPLE_ACL, USERS, Mosquitto, Received, Subscriber
 
-EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "sim-table.toml"
+ROOT = Path(__file__).resolve().parent.parent
+EXAMPLE = ROOT / "examples" / "sim-table.toml"
+STAFF = ROOT / "examples" / "staff" / "sim-staff.toml"
 PREFIX = "poker/sim/t01"
 
 
@@ -120,8 +130,15 @@ class Bad:
     error: str  # a regular expression the error message matches
     request_id: str | None
     schema_refuses: bool = True  # command.json refuses it too (when it is a JSON object)
+    command: str | None = None  # the name echoed in the reply and alert (default: `name`)
+
+    @property
+    def echoed(self) -> str:
+        return self.name if self.command is None else self.command
 
 
+LEVEL = {"small_blind": 1, "big_blind": 2, "ante": 0}
+NEW_FLOOR = {"name": "staff", "uid": "04ABCD", "role": "floor"}
 BIG = raw({"name": "seat", "seat": 5, "player": "x" * MAX_PAYLOAD, "stack": 1, "id": "big"})
 MALFORMED = [
     Bad("not-json", "seat", b'{"seat": 5, "id": "nj"', r"^not JSON: ", None),
@@ -259,7 +276,204 @@ MALFORMED = [
         r"field 'id' must be a printable string",
         None,
     ),
+    Bad(
+        "id-card-shaped",
+        "button",
+        raw({"name": "button", "seat": 2, "id": "As"}),
+        r"field 'id' must be a printable string .* not a card name",
+        None,
+    ),
+    # Every kind of command, each with at least one malformed payload of its own.
+    Bad(
+        "unseat-seat-0",
+        "unseat",
+        raw({"name": "unseat", "seat": 0, "id": "us1"}),
+        r"field 'seat' must be in 1\.\.10, got 0",
+        "us1",
+    ),
+    Bad(
+        "unseat-extra-field",
+        "unseat",
+        raw({"name": "unseat", "seat": 3, "player": "Alice", "id": "us2"}),
+        r"command 'unseat' has no field 'player' \(it takes 'seat', 'id'\)",
+        "us2",
+    ),
+    Bad(
+        "unseat-huge-seat",
+        "unseat",
+        raw({"name": "unseat", "seat": 10**30, "id": "us3"}),
+        r"field 'seat' must be in 1\.\.10, got 1000000000000",
+        "us3",
+    ),
+    Bad(
+        "button-seat-string",
+        "button",
+        raw({"name": "button", "seat": "nine", "id": "bt1"}),
+        r"field 'seat' must be an integer, got a string",
+        "bt1",
+    ),
+    Bad(
+        "level-huge-announced",
+        "level",
+        raw({"name": "level", **LEVEL, "announced": 10**400, "id": "lv1"}),
+        r"field 'announced' must be in 0\.\.9007199254740991, got 1000",
+        "lv1",
+    ),
+    Bad(
+        "level-infinite-announced",
+        "level",
+        b'{"small_blind": 1, "big_blind": 2, "ante": 0, "announced": 1e400, "id": "lv2"}',
+        r"field 'announced' must be a number, got a number \(Infinity\)",
+        "lv2",
+    ),
+    Bad(
+        "pause-reason-number",
+        "pause",
+        raw({"name": "pause", "reason": 5, "id": "pa1"}),
+        r"field 'reason' must be a non-empty string, got a number \(5\)",
+        "pa1",
+    ),
+    Bad(
+        "pause-reason-control-char",
+        "pause",
+        raw({"name": "pause", "reason": "color\u0007up", "id": "pa2"}),
+        r"field 'reason' has a control character \(U\+0007 at position 6\)",
+        "pa2",
+    ),
+    Bad(
+        "resume-extra-field",
+        "resume",
+        raw({"name": "resume", "reason": "break over", "id": "re1"}),
+        r"command 'resume' has no field 'reason' \(it takes 'id'\)",
+        "re1",
+    ),
+    Bad(
+        "away-not-boolean",
+        "away",
+        raw({"name": "away", "seat": 2, "away": "yes", "id": "aw1"}),
+        r"field 'away' must be true or false, got a string",
+        "aw1",
+    ),
+    Bad(
+        "away-missing-seat",
+        "away",
+        raw({"name": "away", "away": True, "id": "aw2"}),
+        r"command 'away' needs field 'seat'",
+        "aw2",
+    ),
+    Bad(
+        "staff-missing-person",
+        "staff",
+        raw({"name": "staff", "uid": "04ABCDEF000002", "role": "floor", "id": "s3"}),
+        r"needs 'person' and 'role'",
+        "s3",
+    ),
+    Bad(
+        "staff-blank-person",
+        "staff",
+        raw({"name": "staff", "uid": "04ABCDEF000002", "person": " ", "role": "floor", "id": "s4"}),
+        r"field 'person' is blank",
+        "s4",
+    ),
+    Bad(
+        "staff-person-line-break",
+        "staff",
+        raw({**NEW_FLOOR, "person": "Eve\u2028X", "id": "s5"}),
+        r"field 'person' has a control character \(U\+2028",
+        "s5",
+    ),
+    # Text that could not be published: lone surrogates (any string, at any depth, keys
+    # included), card names.
+    Bad(
+        "surrogate-player",
+        "seat",
+        raw({"name": "seat", "seat": 5, "player": "\ud800", "stack": 100, "id": "su1"}),
+        r"field 'player' holds text that is not Unicode \(a lone surrogate",
+        "su1",
+        schema_refuses=False,
+    ),
+    Bad(
+        "surrogate-staff-person",
+        "staff",
+        raw({**NEW_FLOOR, "person": "Giu\udc00lia", "id": "su2"}),
+        r"field 'person' holds text that is not Unicode",
+        "su2",
+        schema_refuses=False,
+    ),
+    Bad(
+        "surrogate-key",
+        "pause",
+        raw({"name": "pause", "\udfff": "x", "id": "su3"}),
+        r'field name "\\udfff" is not Unicode text',
+        "su3",
+        schema_refuses=False,  # the schema never sees it: it cannot be encoded to check
+    ),
+    Bad(
+        "surrogate-nested",
+        "level",
+        raw({"name": "level", **LEVEL, "x": [{"y": "\ud83d"}], "id": "su4"}),
+        r"field 'x' holds text that is not Unicode",
+        "su4",
+        schema_refuses=False,
+    ),
+    Bad(
+        "surrogate-id",
+        "resume",
+        raw({"name": "resume", "id": "r\ud800"}),
+        r'field \'id\' must be a printable string .* \("r\\ud800"\)',
+        None,
+        schema_refuses=False,
+    ),
+    Bad(
+        "card-shaped-player",
+        "seat",
+        raw({"name": "seat", "seat": 5, "player": "Kd", "stack": 100, "id": "cs1"}),
+        r"field 'player' reads as a card name",
+        "cs1",
+    ),
+    Bad(
+        "card-shaped-topic",
+        "As",
+        raw({"id": "cs2"}),
+        r"^unknown command: the topic's name \(2 characters\) is not a command name",
+        "cs2",
+        command=UNKNOWN_COMMAND,
+    ),
 ]
+
+
+def test_every_room_command_has_a_malformed_case() -> None:
+    """A new room command fails here until it has malformed payloads of its own."""
+    covered = {bad.name for bad in MALFORMED}
+    assert sorted(ROOM_COMMANDS - covered) == []
+
+
+def test_echoed_command_names_are_never_card_shaped_or_unprintable() -> None:
+    assert [command_label(n) for n in ("seat", "seat/3", "shuffle", "x_y-2")] == [
+        "seat",
+        "seat/3",
+        "shuffle",
+        "x_y-2",
+    ]
+    for name in ("As", "Td", "", "SEAT", "seat\n", "s\ud800", "9", "a" * 65):
+        assert command_label(name) == UNKNOWN_COMMAND
+
+
+def test_no_refusal_message_holds_text_that_cannot_be_published() -> None:
+    """Every error message encodes as UTF-8 (lone surrogates are escaped, never echoed)."""
+    for bad in MALFORMED:
+        with pytest.raises(CommandError) as caught:
+            parse_room_command(bad.name, bad.payload, t=1.0, next_id=counter())
+        Message(REPLIES, {"error": str(caught.value)}).payload_bytes()
+
+
+def test_a_huge_integer_is_a_range_error_with_the_id_echoed() -> None:
+    for digits in (20, 300, 4000):
+        payload = b'{"small_blind": 1, "big_blind": 2, "ante": 0, "announced": 1%s, "id": "h"}'
+        with pytest.raises(CommandError, match=r"'announced' must be in 0\.\.") as caught:
+            parse_room_command("level", payload % (b"0" * digits), t=0.0, next_id=counter())
+        assert caught.value.request_id == "h"
+        assert len(str(caught.value)) < 200
 
 
 @pytest.mark.parametrize("bad", MALFORMED, ids=[b.case for b in MALFORMED])
@@ -322,6 +536,7 @@ class Table:
     broker: Mosquitto
     daemon: Daemon
     room: Subscriber
+    staff_file: Path
 
     def send(self, name: str, payload: bytes) -> None:
         self.room.publish(f"{PREFIX}/cmd/{name}", payload)
@@ -330,7 +545,10 @@ class Table:
         return [json.loads(m.payload) for m in self.room.messages(f"{PREFIX}/{REPLIES}")]
 
     def alerts(self) -> list[dict[str, Any]]:
-        return [json.loads(m.payload) for m in self.room.messages(f"{PREFIX}/alerts")]
+        return [json.loads(m.payload) for m in self.room.messages(f"{PREFIX}/{ALERTS}")]
+
+    def states(self) -> list[dict[str, Any]]:
+        return [json.loads(m.payload) for m in self.room.messages(f"{PREFIX}/{STATE}")]
 
     def request(self, name: str, payload: bytes, timeout: float = 15.0) -> dict[str, Any]:
         """Send a command and return the next reply (commands are sent one at a time)."""
@@ -347,18 +565,27 @@ class Table:
 
     def retained_state(self) -> dict[str, Any]:
         """The retained state snapshot, as a subscriber arriving now gets it."""
-        with Subscriber(self.broker, f"{PREFIX}/state", username="room") as late:
+        with Subscriber(self.broker, f"{PREFIX}/{STATE}", username="room") as late:
             assert late.wait_for(lambda m: len(m) >= 1, 10), "no retained state"
             message = late.messages()[0]
             assert message.retain
             state: dict[str, Any] = json.loads(message.payload)
             return state
 
+    def staff(self) -> tuple[list[tuple[str, str, str]], bytes]:
+        """The staff registry as the engine holds it, and the staff registry file's bytes."""
+        members = [(m.uid, m.name, m.role) for m in self.daemon.engine.staff_members()]
+        return members, self.staff_file.read_bytes()
+
+    def everything(self) -> tuple[dict[str, Any], list[tuple[str, str, str]], bytes]:
+        """What a refused command must leave unchanged: retained state and staff registry."""
+        return (self.retained_state(), *self.staff())
+
     def wait_state(
         self, predicate: Callable[[dict[str, Any]], bool], timeout: float = 15.0
     ) -> bool:
         def seen(msgs: list[Received]) -> bool:
-            states = [json.loads(m.payload) for m in msgs if m.topic.endswith("/state")]
+            states = [json.loads(m.payload) for m in msgs if m.topic.endswith(f"/{STATE}")]
             return bool(states) and predicate(states[-1])
 
         return self.room.wait_for(seen, timeout)
@@ -366,11 +593,16 @@ class Table:
 
 @pytest.fixture(scope="module")
 def table(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Table]:
-    """One table for the module: Alice on seat 1, Bruno on seat 2, no hand running."""
+    """One table for the module: Alice on seat 1, Bruno on seat 2, no hand running; its
+    staff registry is a copy of the example's (a `staff` command rewrites it)."""
     workdir = tmp_path_factory.mktemp("commands")
+    staff_file = workdir / "staff.toml"
+    shutil.copy(STAFF, staff_file)
     config = load_config(EXAMPLE)
     config = dataclasses.replace(
-        config, journal=dataclasses.replace(config.journal, path=workdir / "t01.journal")
+        config,
+        journal=dataclasses.replace(config.journal, path=workdir / "t01.journal"),
+        badge=dataclasses.replace(config.badge, staff=staff_file),
     )
     broker = Mosquitto(workdir / "mosquitto", users=USERS, acl_file=EXAMPLE_ACL).start()
     daemon = Daemon(
@@ -379,7 +611,7 @@ def table(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Table]:
     room = Subscriber(broker, f"{PREFIX}/#", username="room")
     daemon.start()
     try:
-        table = Table(broker, daemon, room)
+        table = Table(broker, daemon, room, staff_file)
         table.send("seat", raw({"seat": 1, "player": "Alice", "stack": 20000, "id": "setup-1"}))
         table.send("seat", raw({"seat": 2, "player": "Bruno", "stack": 20000, "id": "setup-2"}))
         assert table.wait_state(
@@ -393,42 +625,75 @@ def table(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Table]:
 
 
 def _check_refused(
-    table: Table, name: str, payload: bytes, error: str, request_id: str | None, alert: str
+    table: Table,
+    name: str,
+    payload: bytes,
+    error: str,
+    request_id: str | None,
+    alert: str,
+    *,
+    echoed: str | None = None,
 ) -> None:
-    before = table.retained_state()
+    before = table.everything()
     journaled = table.daemon.applied
     alerts = len(table.alerts())
     reply = table.request(name, payload)
     assert reply["ok"] is False
     assert reply["id"] == request_id
-    assert reply["command"] == name
+    assert reply["command"] == (name if echoed is None else echoed)
     assert reply["table"] == "t01"
     assert reply["error"] and re.search(error, reply["error"]), reply["error"]
-    # Nothing changed: the retained snapshot is the very same one.
-    assert table.retained_state() == before
-    # ... and the floor hears of it.
+    # ... and the floor hears of it, in an alert that is itself valid.
     assert table.room.wait_for(
         lambda _m: any(a["type"] == alert for a in table.alerts()[alerts:]), 10
     ), f"no {alert} alert"
+    raised = next(a for a in table.alerts()[alerts:] if a["type"] == alert)
+    validate(Message(ALERTS, raised))
+    assert raised["command"] == reply["command"]
+    # Nothing changed: the very same retained snapshot, staff registry and staff file.
+    assert table.everything() == before
     if alert == "command_malformed":
+        assert raised["id"] == request_id
         assert table.daemon.applied == journaled, "a malformed command is never journaled"
 
 
 @pytest.mark.timeout(60)
 @pytest.mark.parametrize("bad", MALFORMED, ids=[b.case for b in MALFORMED])
 def test_malformed_command_gets_an_error_reply_and_changes_nothing(table: Table, bad: Bad) -> None:
-    _check_refused(table, bad.name, bad.payload, bad.error, bad.request_id, "command_malformed")
+    _check_refused(
+        table,
+        bad.name,
+        bad.payload,
+        bad.error,
+        bad.request_id,
+        "command_malformed",
+        echoed=bad.echoed,
+    )
 
 
-# Well-formed commands the engine must refuse on this table (9 seats, Alice on 1, Bruno on 2).
+# Well-formed commands the engine must refuse on this table (9 seats, Alice on 1, Bruno on 2,
+# not paused; the staff registry is the example's).
 IMPOSSIBLE = [
     ("seat-taken", "seat", {"seat": 1, "player": "Zed", "stack": 500}, r"seat 1 is taken"),
     ("no-such-seat", "seat", {"seat": 10, "player": "Zed", "stack": 500}, r"no seat 10"),
+    ("seat-no-stack", "seat", {"seat": 7, "player": "Zed", "stack": 0}, r"stack must be positive"),
     ("unseat-empty", "unseat", {"seat": 7}, r"seat 7 is empty"),
     ("big-blind-0", "level", {"small_blind": 0, "big_blind": 0, "ante": 0}, r"big_blind"),
     ("blinds-inverted", "level", {"small_blind": 400, "big_blind": 200, "ante": 0}, r"blind"),
+    ("button-no-such-seat", "button", {"seat": 10}, r"no seat 10 at this table"),
     ("stack-empty-seat", "stack", {"seat": 7, "stack": 100}, r"seated player"),
+    ("penalty-empty-seat", "penalty", {"seat": 7, "hands": 2}, r"seat 7 is empty"),
+    ("penalty-no-such-seat", "penalty", {"seat": 10, "rounds": 1}, r"no seat 10"),
+    ("away-empty-seat", "away", {"seat": 7}, r"seat 7 is empty"),
+    ("resume-not-paused", "resume", {}, r"the table is not paused"),
+    ("staff-remove-unknown", "staff", {"uid": "04DEADBEEF0001", "remove": True}, r"no staff"),
 ]
+
+
+def test_every_room_command_has_an_impossible_case_or_none_exists() -> None:
+    """Each command the engine can refuse has a case here (`pause` when paused: below)."""
+    covered = {name for _case, name, _fields, _error in IMPOSSIBLE} | {"pause"}
+    assert sorted(ROOM_COMMANDS - covered) == []
 
 
 @pytest.mark.timeout(60)
@@ -441,6 +706,35 @@ def test_impossible_command_gets_an_error_reply_and_changes_nothing(
     request_id = f"imp-{case}"
     payload = raw({"name": name, **fields, "id": request_id})
     _check_refused(table, name, payload, error, request_id, "command_rejected")
+
+
+@pytest.mark.timeout(60)
+def test_pause_when_paused_gets_an_error_reply_and_changes_nothing(table: Table) -> None:
+    reply = table.request("pause", raw({"reason": "color up", "id": "pause-1"}))
+    assert reply["ok"] is True
+    try:
+        assert table.wait_state(lambda s: "pause" in s["held"])
+        payload = raw({"name": "pause", "reason": "again", "id": "pause-2"})
+        _check_refused(table, "pause", payload, r"already paused", "pause-2", "command_rejected")
+    finally:
+        assert table.request("resume", raw({"id": "resume-1"}))["ok"] is True
+
+
+@pytest.mark.timeout(60)
+def test_unpublishable_text_is_refused_and_state_still_publishes(table: Table) -> None:
+    """A lone surrogate (JSON `\\ud800`) would make every later publication fail: it is
+    refused with a reply the room can read, and the table goes on publishing `state`."""
+    payload = b'{"name":"seat","seat":6,"player":"Eve \\ud800","stack":900,"id":"sur-1"}'
+    reply = table.request("seat", payload)
+    assert (reply["ok"], reply["id"]) == (False, "sur-1")
+    assert "lone surrogate" in reply["error"]
+    states = len(table.states())
+    reply = table.request("seat", raw({"seat": 6, "player": "Eve \u00e9", "stack": 900}))
+    assert reply["ok"] is True
+    assert table.wait_state(lambda s: s["seats"]["6"]["player"] == "Eve \u00e9")
+    assert len(table.states()) > states
+    assert table.retained_state()["seats"]["6"]["player"] == "Eve \u00e9"
+    assert table.request("unseat", raw({"seat": 6}))["ok"] is True
 
 
 @pytest.mark.timeout(60)

@@ -99,6 +99,13 @@ def test_members_are_validated_when_built() -> None:
         StaffMember("04A1", "  ", "dealer")
     with pytest.raises(RegistryError, match="bad uid"):
         StaffMember("XYZ", "Maria", "dealer")
+    # The name is published (dealer_changed, floor_arrived): it must be publishable text.
+    with pytest.raises(RegistryError, match=r"name 'Ma\\ud800ria' is not Unicode text"):
+        StaffMember("04A1", "Ma\ud800ria", "dealer")
+    with pytest.raises(RegistryError, match=r"control character \(U\+000A at position 6\)"):
+        StaffMember("04A1", "Maria\nRossi", "dealer")
+    with pytest.raises(RegistryError, match="reads as a card name"):
+        StaffMember("04A1", "Qh", "floor")
     with pytest.raises(RegistryError, match="duplicate uid 04A1"):
         StaffRegistry([StaffMember("04A1", "A", "dealer"), StaffMember("04a1", "B", "floor")])
     assert issubclass(RegistryError, TableError)
@@ -125,6 +132,11 @@ ENTRY = '[[staff]]\nuid = "04A1B2C3"\nname = "Maria"\nrole = "dealer"\n'
         (ENTRY.replace('"04A1B2C3"', "0x04A1"), r"entry 1: uid: expected a string"),
         (ENTRY.replace('"dealer"', '"boss"'), r"entry 1 \(uid '04A1B2C3'\): .*bad role 'boss'"),
         (ENTRY.replace('"Maria"', '""'), r"entry 1 .*name must be a non-empty string"),
+        (
+            ENTRY.replace('"Maria"', '"Maria\\u0007"'),
+            r"entry 1 \(uid '04A1B2C3'\): uid 04A1B2C3: name 'Maria\\x07' has a control character",
+        ),
+        (ENTRY.replace('"Maria"', '"Td"'), r"entry 1 .*name 'Td' reads as a card name"),
         (ENTRY.replace('name = "Maria"\n', ""), r"entry 1 \(uid '04A1B2C3'\): name: missing"),
         (
             ENTRY + "\n" + ENTRY.replace('"04A1B2C3"', '"04a1b2c3"').replace("Maria", "Luca"),
