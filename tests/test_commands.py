@@ -767,3 +767,39 @@ def test_a_command_without_id_is_answered_under_an_automatic_id(table: Table) ->
     again = table.request("unseat", raw({"seat": 3}))
     assert again["ok"] is True and again["id"].startswith("auto-")
     assert again["id"] != reply["id"]
+
+
+def _replies(messages: list[Message]) -> list[dict[str, Any]]:
+    return [m.payload for m in messages if m.topic == REPLIES]
+
+
+def test_a_request_id_is_applied_once_however_often_it_arrives() -> None:
+    """The broker delivers a command again after a restart, and a room server sends it
+    again when no reply came: the table applies it once and answers the repeats with the
+    first answer, marked `duplicate`, whatever their content."""
+    from controller.engine.checkpoint import checkpoint, restore
+    from controller.replay import build_engine
+
+    config = load_config(EXAMPLE)
+    engine = build_engine(config)
+    seat = {"seat": 3, "player": "Alice", "stack": 20000, "id": "r-7"}
+    first = _replies(engine.apply(Command(0.0, "seat", seat)))
+    assert first == [{**first[0], "ok": True, "error": None}] and "duplicate" not in first[0]
+    again = engine.apply(Command(1.0, "seat", {**seat, "stack": 50000}))
+    assert _replies(again) == [{**first[0], "t": 1.0, "duplicate": True}]
+    assert [m for m in again if m.topic == STATE] == []  # nothing changed
+    assert engine.seats[3].stack == 20000
+    validate(Message(REPLIES, _replies(again)[0]))
+
+    # A refusal is answered the same way again (it is not retried either).
+    taken = {"seat": 3, "player": "Bruno", "stack": 100, "id": "r-8"}
+    refused = _replies(engine.apply(Command(2.0, "seat", taken)))[0]
+    assert refused["ok"] is False
+    repeat = _replies(engine.apply(Command(3.0, "seat", taken)))[0]
+    assert repeat == {**refused, "t": 3.0, "duplicate": True}
+
+    # The memory survives a checkpoint (a rotation, or a restart from one).
+    restored = build_engine(config)
+    restore(restored, checkpoint(engine))
+    assert _replies(restored.apply(Command(4.0, "seat", seat)))[0]["duplicate"] is True
+    assert restored.seats[3].stack == 20000

@@ -1,8 +1,9 @@
 """End to end: a four-card flop through the simulated table, the daemon and a real broker.
 
-The table lights the floor and pending lamps (GPIO outputs), the floor's badge brings the
-random draw (RP-14) that the daemon makes and journals, the readers verify the remedy, and
-the lamps go out. A room `staff` command rewrites the staff registry file.
+The table lights the floor and pending lamps (GPIO outputs) and holds (the script's check
+and bet are refused), the floor's badge brings the random draw (RP-14) that the daemon makes
+and journals, the readers verify the remedy, the table is released, and the lamps go out.
+A room `staff` command rewrites the staff registry file.
 """
 
 from __future__ import annotations
@@ -37,6 +38,10 @@ def _payloads(msgs: list[Received], kind: str) -> list[dict[str, Any]]:
 
 def _event(kind: str):  # type: ignore[no-untyped-def]
     return lambda msgs: any(e["type"] == kind for e in _payloads(msgs, "events"))
+
+
+def _alert(kind: str):  # type: ignore[no-untyped-def]
+    return lambda msgs: any(a["type"] == kind for a in _payloads(msgs, "alerts"))
 
 
 def _until_draw(events: list[Event]) -> tuple[list[Event], list[Event]]:
@@ -75,6 +80,8 @@ def test_rule_39_four_card_flop_end_to_end_with_lamps_and_the_tables_draw(
         while not daemon.gpio.level(lamps["floor"]) and time.monotonic() < deadline:
             time.sleep(0.05)
         assert daemon.gpio.level(lamps["floor"]) and daemon.gpio.level(lamps["pending"])
+        # The table holds (rule 39): the script's check and bet before the floor are refused.
+        assert room.wait_for(_alert("action_refused"), 30), room.messages()
         player.perform(before[badge_at])  # the floor's badge: the table draws the burn
         assert room.wait_for(_event("burn_drawn"), 30), room.messages()
         drawn = next(e for e in _payloads(room.messages(), "events") if e["type"] == "burn_drawn")
@@ -84,6 +91,9 @@ def test_rule_39_four_card_flop_end_to_end_with_lamps_and_the_tables_draw(
         rest = [e for e in after if getattr(e, "card", None) != "Kc"]
         player.perform(TagOut(t=0.0, antenna="board", card=drawn["card"]))
         player.perform(TagIn(t=0.0, antenna="burn", card=drawn["card"]))
+        # The dealer goes on once the table is released (the card reader is slower than the
+        # dealer panel: a check pressed before the burn is read would be refused).
+        assert room.wait_for(_alert("table_released"), 30), room.messages()
         player.play(rest)
         assert room.wait_for(_event("procedure_completed"), 30), room.messages()
         done = next(

@@ -122,8 +122,9 @@ def preflop_to_flop(t: Table) -> None:
 # ================================================================ bugs (xfail until fixed)
 
 
-def test_rule_39_winner_mucks_while_the_four_card_flop_awaits_the_floor() -> None:
-    """Rule 39 leaves the four-card flop to the floor; a hand won meanwhile must not crash."""
+def test_rule_39_folds_during_the_four_card_flop_hold_are_taken_when_it_is_released() -> None:
+    """Rule 39 holds the table: folds wait for the floor; the hand then ends and the winner
+    mucking face down does not crash the open procedure."""
     t = table()
     t.shuffle()
     t.push(1, 25, 25)
@@ -132,11 +133,69 @@ def test_rule_39_winner_mucks_while_the_four_card_flop_awaits_the_floor() -> Non
     preflop_to_flop(t)
     t.board(*FLOP, "Kc", burn="2d")
     assert said(t.out, "four_card_flop")
+    preflop = len(t.actions())
     for seat in (1, 2, 3):
         t.fold(seat)
+    # Held: each fold is kept, not taken; nobody has won yet.
+    refused = said(t.out, "action_refused")
+    assert [(a["action"], a["seat"], a["rule"]) for a in refused] == [
+        ("fold", 1, "39"),
+        ("fold", 2, "39"),
+        ("fold", 3, "39"),
+    ]
+    assert "the floor must come to the table" in refused[0]["message"]
+    assert not said(t.out, "pot_awarded") and len(t.actions()) == preflop
+    assert t.state["held"] == ["four_card_flop"]
+    t.do(Badge(t=t.step(), uid=GIULIA.uid))
+    t.do(ev(t=t.step(), event="command", name="draw", purpose="four_card_flop", pick=3, of=4))
+    take(t, ("board", "Kc"))
+    put(t, "burn", "Kc")
+    assert said(t.out, "table_released")
+    assert t.actions()[preflop:] == [
+        (1, "fold", 0, None),
+        (2, "fold", 0, None),
+        (3, "fold", 0, None),
+    ]
     assert said(t.out, "pot_awarded")[-1]["winners"] == [4]
+    done = said(t.out, "procedure_completed")[-1]
+    assert (done["procedure"], done["outcome"]) == ("four_card_flop", "hand_over")
     t.fold(4)  # the winner mucks face down, as winners do: RuleError escaped apply()
     assert t.stacks()[4] == 10_300
+    assert t.state["held"] == []
+
+
+def test_rule_RP5A_premature_flop_event_names_every_premature_card_once() -> None:
+    """RP-5A: the flop's cards come one by one; one `premature_card` event names them all."""
+    t = table()
+    t.shuffle()
+    t.push(1, 25, 25)
+    t.push(2, 100)
+    t.deal(HOLE)
+    t.push(3, 100)
+    t.board("Ks", "Kd", "3s", burn="2d")
+    assert [(e["cards"], e["rule"]) for e in said(t.out, "premature_card")] == [
+        (["Ks", "Kd", "3s"], "RP-5A")
+    ]
+
+
+def test_rule_RP5A_incomplete_premature_flop_is_announced_by_the_next_input() -> None:
+    """Two premature flop cards, then the dealer takes them back: the event names both,
+    before the first card leaving the board is reported."""
+    t = table()
+    t.shuffle()
+    t.push(1, 25, 25)
+    t.push(2, 100)
+    t.deal(HOLE)
+    t.push(3, 100)
+    t.board("Ks", "Kd", burn="2d")
+    assert not said(t.out, "premature_card")
+    out = take(t, ("board", "Ks"))
+    kinds = [m.payload["type"] for m in out if m.topic in ("events", "alerts")]
+    assert kinds[0] == "premature_card"
+    assert said(out, "premature_card")[0]["cards"] == ["Ks", "Kd"]
+    take(t, ("board", "Kd"))
+    assert len(said(t.out, "premature_card")) == 1
+    assert said(t.out, "procedure_step")[-1]["rule"] == "RP-5A"
 
 
 def test_rule_38_casinos_austria_next_deal_does_not_kill_a_finished_hand() -> None:

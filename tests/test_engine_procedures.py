@@ -96,6 +96,71 @@ def test_rule_39_burn_before_the_floor_rules_is_a_procedure_violation() -> None:
     assert violation["rule"] == "39" and "floor selects" in violation["expected"]
 
 
+def test_rule_39_four_card_flop_holds_the_table_until_the_remedy_is_verified() -> None:
+    """A check and a bet during the hold are refused, with what must happen first; nothing
+    reaches the pot; once one of the four is burned with the floor there, betting goes on."""
+    t = flop_ready(table())
+    pots, acted = t.state["pots"], len(t.actions())
+    t.board("Td", "5s", "4c", "Kc", burn="2d")
+    assert t.state["held"] == ["four_card_flop"]
+    assert t.engine.deadline() is None
+    t.button("check")
+    t.push(1, 100)
+    refused = alerts_of(t, "action_refused")
+    assert [(a["action"], a["seat"], a["rule"]) for a in refused] == [
+        ("check", 1, "39"),
+        ("push", 1, "39"),
+    ]
+    assert "floor must come to the table (badge) and pick the burn" in refused[0]["message"]
+    assert len(t.actions()) == acted
+    assert (t.state["pots"], t.state["to_act"], t.state["seats"]["1"]["bet"]) == (pots, 1, 0)
+    badge(t, GIULIA)
+    t.do(ev(t=t.step(), event="command", name="draw", purpose="four_card_flop", pick=3, of=4))
+    t.button("check")
+    assert "move Kc to the burn" in alerts_of(t, "action_refused")[-1]["message"]
+    t.do(ev(t=t.step(), event="tag_out", antenna="bet1", chip="x00007", value=100))
+    t.do(
+        ev(t=t.step(), event="tag_out", antenna="board", card="Kc"),
+        ev(t=t.step(), event="tag_in", antenna="burn", card="Kc"),
+    )
+    assert t.state["held"] == []
+    assert alerts_of(t, "table_released")[-1]["rule"] == "39"
+    t.button("check")
+    assert t.actions()[-1] == (1, "check", 0, None)
+
+
+def test_rule_39_burn_without_the_floor_keeps_the_table_held_until_the_floor_comes() -> None:
+    t = flop_ready(table())
+    t.board("Td", "5s", "4c", "Kc", burn="2d")
+    t.do(
+        ev(t=t.step(), event="tag_out", antenna="board", card="Kc"),
+        ev(t=t.step(), event="tag_in", antenna="burn", card="Kc"),
+    )
+    assert events_of(t.out, "procedure_violation")[-1]["rule"] == "39"
+    assert t.state["held"] == ["four_card_flop"]
+    t.button("check")
+    assert "floor must come to the table" in alerts_of(t, "action_refused")[-1]["message"]
+    assert t.engine.lamps()["floor"]
+    badge(t, GIULIA)
+    assert t.state["held"] == [] and not t.engine.lamps()["floor"]
+    t.button("check")
+    assert t.actions()[-1] == (1, "check", 0, None)
+
+
+def test_rule_39_floor_ruling_releases_the_hold() -> None:
+    t = flop_ready(table())
+    t.board("Td", "5s", "4c", "Kc", burn="2d")
+    t.do(
+        ev(t=t.step(), event="tag_out", antenna="board", card="Kc"),
+        ev(t=t.step(), event="tag_in", antenna="muck", card="Kc"),
+    )
+    badge(t, GIULIA)
+    t.button("floor")
+    ruling = events_of(t.out, "floor_ruling")[-1]
+    assert (ruling["released"], ruling["closed"]) == (["four_card_flop"], ["four_card_flop"])
+    assert t.state["held"] == [] and t.state["board"] == ["Td", "5s", "4c"]
+
+
 def test_draw_without_a_pending_four_card_flop_is_refused() -> None:
     t = flop_ready(table())
     out = t.do(

@@ -386,7 +386,7 @@ class HandBetting:
                 "critical",
                 f"{street} dealt before the {STREETS[self.street_i]} betting was complete",
                 street=street,
-                rule="RP-5",
+                rule={"flop": "RP-5A", "turn": "RP-5B", "river": "RP-5C"}[street],
             )
             return
         if self.phase == "waiting" and index == self.street_i + 1:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+from collections import OrderedDict
 from typing import Any
 
 from controller.engine.cards import CardMap
@@ -74,6 +75,7 @@ def checkpoint(engine: Engine) -> dict[str, Any]:
         # The last published state minus t/seq: the next state is published only if it
         # differs from this one, exactly as in the engine that was checkpointed.
         "last_state": engine._last_state,
+        "answered": [[request, *answer] for request, answer in engine.answered.items()],
     }
     # A plain dict of JSON values: what the journal writes is what `restore` gets back.
     result: dict[str, Any] = json.loads(json.dumps(state))
@@ -130,6 +132,10 @@ def restore(engine: Engine, state: dict[str, Any]) -> None:
             at={str(c): [str(a) for a in p] for c, p in state["cards"]["at"].items()},
             contents={str(a): [str(c) for c in cs] for a, cs in state["cards"]["contents"].items()},
         )
+        answered = OrderedDict(
+            (str(r), (str(n), bool(ok), None if e is None else str(e)))
+            for r, n, ok, e in state.get("answered", [])  # absent before this version
+        )
         last_state = state["last_state"]
         if last_state is not None and not isinstance(last_state, dict):
             raise CheckpointError("checkpoint last_state must be an object or null")
@@ -164,6 +170,7 @@ def restore(engine: Engine, state: dict[str, Any]) -> None:
     engine.last_positions = last_positions
     engine.cards = cards
     engine.hand = None
+    engine.answered = answered
     engine._last_state = last_state
     engine._dirty = last_state is None  # as a fresh engine: its first input publishes a state
     engine._pots_cache = (-1, [])

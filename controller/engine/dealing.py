@@ -16,6 +16,9 @@ HOLE_CARDS = {"plo": 4, "plo8": 4}  # every other game here deals two hole cards
 BOARD_SIZE = {"flop": 3, "turn": 4, "river": 5}
 NEXT_STREET = {0: "flop", 1: "flop", 2: "flop", 3: "turn", 4: "river"}
 FLOOR_AUTHORITY_SECONDS = 300.0  # a floor badge authorises rulings for five minutes
+# The hold a pending four-card flop puts on the table (rule 39): its key in `Engine.holds`.
+PROCEDURE_HOLD = "four_card_flop"
+PREMATURE_RULES = {"flop": "RP-5A", "turn": "RP-5B", "river": "RP-5C"}
 
 # Why a misdeal was declared, with the TDA 2019 rule it comes from.
 MISDEAL_REASONS = {
@@ -98,6 +101,15 @@ class DealWatch:
         self._seen = 0  # betting actions already looked at for the end of the deal
         self._checked_at: tuple[int, int, bool, int, int] | None = None
         self.transit: list[str] = []  # board reads during the deal, judged after it
+        # A premature flop is announced once all its cards are out (RP-5A): its procedure,
+        # and whether the input being applied added a card to it.
+        self._unannounced: Procedure | None = None
+        self._grew = False
+        # While a four-card flop holds the table (39): seats whose pushes were refused, and
+        # folds (cards at the muck) taken once the table is released.
+        self._held = False
+        self.held_pushes: set[int] = set()
+        self.held_folds: list[int] = []
         betting = hand.betting
         if betting is not None:
             betting.on_open = self.snapshot_opening
@@ -172,6 +184,7 @@ class DealWatch:
 
     def after_apply(self, t: float) -> None:
         """Checks that follow any input: snapshot, rule 37/38 kills, the deal's end."""
+        self._announce_premature(complete_only=True)
         betting = self.betting
         if betting is None:
             return
@@ -443,6 +456,7 @@ class DealWatch:
 
     def hand_over(self) -> None:
         """The hand ended (pot awarded): whatever was still open closes with it."""
+        self._announce_premature()
         for proc in self.pending():
             self._done(proc, outcome="hand_over")
 
@@ -457,6 +471,7 @@ class DealWatch:
         betting = self.betting
         actions = list(betting.actions) if betting is not None else []
         rule = MISDEAL_REASONS[reason]
+        self._announce_premature()
         if self.deal.collecting:
             self.engine.alert(
                 "misdeal_repeat",
@@ -662,6 +677,7 @@ class DealWatch:
             if premature is not None and premature.street == street and street == "flop":
                 premature.cards.append(card)
                 self.premature_left.add(card)
+                self._grew = True
                 return
             self._premature(t, street, card)
             return
@@ -670,7 +686,7 @@ class DealWatch:
                 premature,
                 "the premature card(s) go back to the stub before the street is dealt again",
                 f"{sorted(self.premature_left)} still on the board, {card} dealt",
-                "RP-5",
+                premature.rule if premature is not None else PREMATURE_RULES[street],
             )
             self.premature_left.clear()
         if n in (0, 3, 4):
@@ -751,15 +767,17 @@ class DealWatch:
 
     def _premature(self, t: float, street: str, card: str) -> None:
         mode = self.profile.premature_card
-        rule = {"flop": "RP-5A", "turn": "RP-5B", "river": "RP-5C"}[street]
+        rule = PREMATURE_RULES[street]
         if mode == "unspecified":
             open_call = next(
                 (p for p in self.pending() if p.kind == "floor_call" and p.street == street), None
             )
             if open_call is not None:
                 open_call.cards.append(card)
+                self._grew = True
                 return
-        self.engine.event("premature_card", street=street, cards=[card], rule=rule)
+        if street != "flop":
+            self.engine.event("premature_card", street=street, cards=[card], rule=rule)
         if mode == "unspecified":
             self.engine.floor_called = True
             self.engine.alert(
@@ -769,7 +787,7 @@ class DealWatch:
                 street=street,
                 rule=rule,
             )
-            self._start(
+            call = self._start(
                 Procedure(
                     kind="floor_call",
                     rule=rule,
@@ -780,6 +798,8 @@ class DealWatch:
                 ),
                 severity="critical",
             )
+            if street == "flop":
+                self._unannounced, self._grew = call, True
             return
         words = {
             "flop": (
@@ -799,7 +819,7 @@ class DealWatch:
             ),
         }
         self.premature_left.add(card)
-        self._start(
+        proc = self._start(
             Procedure(
                 kind="premature_card",
                 rule=rule,
@@ -810,6 +830,7 @@ class DealWatch:
             severity="critical",
         )
         if street == "flop":
+            self._unannounced, self._grew = proc, True
             # The flop burn stays; the new flop comes without one.
             self.burn_plan["flop"] = 0
             self.burns_before = len(self.hand.burns)
@@ -820,6 +841,27 @@ class DealWatch:
         else:
             self.burns_before = len(self.hand.burns)
             self.burn_plan["river"] = 0
+
+    def before_input(self, *, board_card: bool) -> None:
+        """An input arrives: a premature flop still open is complete unless it is a board card."""
+        if not board_card:
+            self._announce_premature()
+
+    def _announce_premature(self, *, complete_only: bool = False) -> None:
+        """The `premature_card` event of a premature flop, naming every card of it (RP-5A).
+
+        The flop's cards come one by one: the event waits for the third, or for the first
+        input that adds none (`complete_only` leaves an incomplete flop open if this input
+        added a card to it).
+        """
+        proc = self._unannounced
+        if proc is None:
+            return
+        grew, self._grew = self._grew, False
+        if complete_only and grew and len(proc.cards) < BOARD_SIZE["flop"]:
+            return
+        self._unannounced = None
+        self.engine.event("premature_card", street="flop", cards=list(proc.cards), rule=proc.rule)
 
     def board_left(self, card: str) -> None:
         """A card left the board antenna (a remedy, or a card being straightened)."""
@@ -979,9 +1021,10 @@ class DealWatch:
             return
         hand = self.hand
         hand.board[:] = left
-        # Resolved on the board; verified until the turn comes without another burn.
+        # Resolved on the board; verified until the turn comes without another burn. A burn
+        # chosen without the floor (a violation) keeps the table held until the floor is here.
         proc.stage = "resolved"
-        proc.needs_floor = False
+        proc.needs_floor = not self.engine.floor_present()
         proc.seats = []
         proc.draw = proc.cards.index(burn)
         self.engine.alert(
@@ -999,3 +1042,120 @@ class DealWatch:
         self.burns_before = len(hand.burns) + (0 if burn in hand.burns else 1)
         self.burn_plan["turn"] = 0
         self.engine.mark_dirty()
+
+    # ------------------------------------------------------------------ the hold (39)
+
+    def hold_reason(self) -> str | None:
+        """What must happen before any betting while a four-card flop is pending, or None.
+
+        Rule 39: the floor is called and the floor picks the burn; until the remedy is
+        verified on the antennas (with the floor at the table) the table holds.
+        """
+        floor = self.engine.floor_present()
+        for proc in self.pending():
+            if proc.rule != "39":
+                continue
+            if proc.kind == "floor_call":
+                return (
+                    "four cards on the flop; the floor rules first (floor badge, then the "
+                    "floor button)"
+                )
+            if proc.kind != "four_card_flop":
+                continue
+            if proc.stage == "resolved":
+                if proc.needs_floor and not floor:
+                    return (
+                        "the burn was chosen without the floor: the floor must come to the "
+                        "table (badge) and see the flop (rule 39)"
+                    )
+                continue
+            if not floor:
+                return (
+                    "four cards on the flop; the floor must come to the table (badge) and "
+                    "pick the burn card (rule 39)"
+                )
+            if proc.stage == "drawn" and proc.draw is not None:
+                return (
+                    f"four cards on the flop; move {proc.cards[proc.draw]} to the burn and "
+                    "leave the other three on the board (rule 39)"
+                )
+            if proc.stage == "burned":
+                return "four cards on the flop; leave the other three on the board (rule 39)"
+            return "four cards on the flop; the floor picks one of the four as the burn (rule 39)"
+        return None
+
+    def sync_hold(self, t: float) -> None:
+        """After each input: hold the table while a four-card flop is pending, or release it.
+
+        The hold is `Engine.holds["four_card_flop"]` (listed in `state.held`). On release,
+        the folds made during the hold are taken, in the order the cards reached the muck.
+        """
+        floor = self.engine.floor_present()
+        for proc in self.pending():
+            if proc.kind == "four_card_flop" and proc.stage == "resolved" and floor:
+                proc.needs_floor = False  # the floor is at the table and sees the flop
+        reason = self.hold_reason()
+        holds = self.engine.holds
+        if reason is not None:
+            if PROCEDURE_HOLD not in holds:
+                self.engine.mark_dirty()
+            holds[PROCEDURE_HOLD] = reason
+            self._held = True
+            return
+        if not self._held:
+            return
+        self._held = False
+        holds.pop(PROCEDURE_HOLD, None)
+        self.engine.mark_dirty()
+        self.held_pushes.clear()
+        folds, self.held_folds = self.held_folds, []
+        self.engine.alert(
+            "table_released",
+            "info",
+            "the four-card flop is settled: the table is released, the flop betting goes on",
+            held=sorted(holds),
+            rule="39",
+        )
+        mucked = self.engine.cards.cards_at("muck")
+        for seat in folds:
+            if any(c in mucked for c in self.hand.hole.get(seat, ())):
+                self.engine.mucked(t, seat)
+
+    def refuse(self, action: str, seat: int | None = None) -> bool:
+        """A betting action while the table is held for a four-card flop: True if refused.
+
+        Nothing of it reaches the pot. A push's chips stay unsettled (taken back, nothing
+        happened; left in the zone, they are the seat's push once the table is released);
+        a fold (cards at the muck) is kept and taken on release; a button press is lost.
+        """
+        reason = self.engine.holds.get(PROCEDURE_HOLD)
+        if reason is None:
+            return False
+        if action == "push":
+            if seat is None or seat in self.held_pushes:
+                return True
+            self.held_pushes.add(seat)
+            what = (
+                f"Seat {seat}'s chips are not a bet: take them back (chips left in the zone "
+                "are read as the seat's push once the table is released)"
+            )
+        elif action == "fold":
+            if seat is None or seat in self.held_folds:
+                return True
+            self.held_folds.append(seat)
+            what = (
+                f"Seat {seat}'s cards reached the muck: the fold stands and is taken once the "
+                "table is released"
+            )
+        else:
+            what = f"{action.capitalize()} not taken: press it again once the table is released"
+        self.engine.alert(
+            "action_refused",
+            "warning",
+            f"the table is held: {reason}. {what}.",
+            action=action,
+            seat=seat,
+            held=sorted(self.engine.holds),
+            rule="39",
+        )
+        return True

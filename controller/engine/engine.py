@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -10,7 +11,7 @@ from controller import messages as topics
 from controller.config import Config
 from controller.engine.betting_flow import Blinds, HandBetting
 from controller.engine.cards import CardMap
-from controller.engine.dealing import FLOOR_AUTHORITY_SECONDS, DealWatch
+from controller.engine.dealing import FLOOR_AUTHORITY_SECONDS, PROCEDURE_HOLD, DealWatch
 from controller.engine.positions import (
     Positions,
     fresh_positions,
@@ -23,6 +24,8 @@ from controller.rules.profiles import get_profile, misdeal_allowed, rule_ref
 from controller.trace import Badge, ButtonPress, Command, Device, Event, TagIn, TagOut, Tick
 
 BOARD_STREET = {3: "flop", 4: "turn", 5: "river"}
+#: How many answered request ids the engine remembers (a day of a busy table's commands).
+ANSWERED_KEPT = 1024
 
 
 class CardResolver(Protocol):
@@ -181,6 +184,10 @@ class Engine:
         self._last_hand_cards: set[str] = set()  # a card of the hand just ended is no lift
         # Chips put in a bet zone while no hand is in progress (blinds out before the start).
         self._early_chips: dict[int, dict[str, int]] = {}
+        # Request id -> (command, ok, error) of the last ANSWERED_KEPT room commands: a
+        # command is applied once per id, however often it arrives (broker redelivery
+        # after a restart, the room sending it again for want of a reply).
+        self.answered: OrderedDict[str, tuple[str, bool, str | None]] = OrderedDict()
 
     # ------------------------------------------------------------------ public API
 
@@ -188,11 +195,15 @@ class Engine:
         """Apply one input event; return the messages to publish, in order."""
         self.t = event.t
         self._out = []
+        watch = self.hand.watch if self.hand is not None else None
+        if watch is not None:
+            watch.before_input(board_card=isinstance(event, TagIn) and event.antenna == "board")
         self._settle_before(event)
         if isinstance(event, Command):
             self._rejected = None
-            self._command(event)
-            self._reply(event)
+            if not self._answered_before(event):
+                self._command(event)
+                self._reply(event)
         elif isinstance(event, ButtonPress):
             self._button(event)
         elif isinstance(event, TagIn):
@@ -208,7 +219,10 @@ class Engine:
         watch = self.hand.watch if self.hand is not None else None
         if watch is not None:
             watch.after_apply(event.t)
+            watch.sync_hold(event.t)  # a pending four-card flop holds the table (39)
         self._finish_if_complete()
+        if self.hand is None and self.holds.pop(PROCEDURE_HOLD, None) is not None:
+            self._dirty = True  # the hand ended (a fouled deck): its hold goes with it
         if self._dirty:
             self._publish_state_if_changed()
         out, self._out = self._out, []
@@ -225,7 +239,7 @@ class Engine:
         While a reader board is offline no push is read as settled by time: its chips may
         not all have been seen (the table is held).
         """
-        if {"card_reader", "chip_reader"} & self.holds.keys():
+        if {"card_reader", "chip_reader", PROCEDURE_HOLD} & self.holds.keys():
             return None
         betting = self._betting
         return betting.deadline() if betting else None
@@ -269,6 +283,8 @@ class Engine:
             return
         if isinstance(event, Device):
             return  # a board going or coming is no table action: it settles nothing
+        if PROCEDURE_HOLD in self.holds:
+            return  # a four-card flop holds the table: no push is taken as a bet (39)
         if isinstance(event, Tick):
             betting.settle(event.t, only_due=True)
         elif isinstance(event, TagIn | TagOut) and event.antenna.startswith("bet"):
@@ -514,19 +530,39 @@ class Engine:
         )
 
     def _reply(self, cmd: Command) -> None:
-        """Answer a command that carries a request id (room commands do)."""
+        """Answer a command that carries a request id (room commands do), and remember it."""
         request = cmd.args.get("id")
-        if request is None:
+        if not isinstance(request, str):
             return
-        payload = {
+        self.answered[request] = (cmd.name, self._rejected is None, self._rejected)
+        while len(self.answered) > ANSWERED_KEPT:
+            self.answered.popitem(last=False)
+        self._answer(request, cmd.name, self._rejected is None, self._rejected)
+
+    def _answer(
+        self, request: str, name: str, ok: bool, error: str | None, *, duplicate: bool = False
+    ) -> None:
+        payload: dict[str, Any] = {
             "table": self.spec.table,
             "id": request,
-            "command": cmd.name,
-            "ok": self._rejected is None,
-            "error": self._rejected,
+            "command": name,
+            "ok": ok,
+            "error": error,
             "t": self.t,
         }
+        if duplicate:
+            payload["duplicate"] = True
         self._out.append(Message(topics.REPLIES, payload, qos=1, retain=False))
+
+    def _answered_before(self, cmd: Command) -> bool:
+        """A command whose request id was answered already: answered again as it was then
+        (`duplicate`), not applied a second time."""
+        request = cmd.args.get("id")
+        if not isinstance(request, str) or request not in self.answered:
+            return False
+        name, ok, error = self.answered[request]
+        self._answer(request, name, ok, error, duplicate=True)
+        return True
 
     def _table_command(self, cmd: Command) -> None:
         """pause, resume, staff registry updates and the table's random draws."""
@@ -661,6 +697,12 @@ class Engine:
         if press.name in ("misdeal", "boxed", "exposed", "floor") and watch is not None:
             self._panel(press, watch)
             return
+        if (
+            watch is not None
+            and press.name in ("check", "allin", "raise")
+            and watch.refuse(press.name, press.seat if press.name == "allin" else betting.to_act)
+        ):
+            return
         if watch is not None and press.name == "check" and betting.to_act is not None:
             watch.end_of_deal(press.t, upto=betting.to_act)
         if press.name == "check":
@@ -707,7 +749,7 @@ class Engine:
 
     def _floor_ruling(self, watch: DealWatch | None) -> None:
         """The floor, badge read, presses `floor`: releases holds and settles open calls."""
-        released = sorted(k for k in self.holds if k == "fouled_deck")
+        released = sorted(k for k in self.holds if k in ("fouled_deck", PROCEDURE_HOLD))
         for k in released:
             del self.holds[k]
         closed = []
@@ -1084,6 +1126,8 @@ class Engine:
         if isinstance(tag, TagIn):
             assert value is not None
             betting.chip_in(tag.t, seat, chip, value)
+            if hand.watch is not None:
+                hand.watch.refuse("push", seat)  # held (39): the push waits, unsettled
         else:
             betting.chip_out(tag.t, seat, chip)
 
@@ -1190,13 +1234,23 @@ class Engine:
         elif tag.antenna == "muck" and hand is not None and hand.betting is not None:
             for seat, cards in hand.hole.items():
                 if card in cards:
-                    if hand.watch is not None:
-                        hand.watch.end_of_deal(tag.t, upto=seat)
-                    if hand.watch is not None and hand.watch.is_short(seat):
-                        hand.watch.kill_dead_hand(tag.t, seat, f"seat {seat} had too few cards")
-                    else:
-                        hand.betting.fold(tag.t, seat)
+                    # Held (39): the fold is kept and taken when the table is released.
+                    live = seat in hand.betting.live
+                    if not (live and hand.watch is not None and hand.watch.refuse("fold", seat)):
+                        self.mucked(tag.t, seat)
                     break
+
+    def mucked(self, t: float, seat: int) -> None:
+        """A seat's cards reached the muck: a fold, or a short hand killed (rule 38)."""
+        hand = self.hand
+        if hand is None or hand.betting is None:
+            return
+        if hand.watch is not None:
+            hand.watch.end_of_deal(t, upto=seat)
+        if hand.watch is not None and hand.watch.is_short(seat):
+            hand.watch.kill_dead_hand(t, seat, f"seat {seat} had too few cards")
+        else:
+            hand.betting.fold(t, seat)
 
     def _tag_out(self, tag: TagOut) -> None:
         card, value, chip = self._resolve(tag)

@@ -21,12 +21,15 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent.parent
 
 MARIA = "04A1B2C3D4E5F6"  # dealer in examples/staff/sim-staff.toml
+NAME = {"name": "Maria Rossi"}
 LUCA = "04B2C3D4E5F607"  # dealer
 GIULIA = "04F1E2D3C4B5A6"  # floor
 
 HOLE = {1: ["Ah", "Kh"], 2: ["Qd", "Jd"], 3: ["9s", "9c"], 4: ["7h", "2c"]}
 REDEAL = {1: ["As", "Ks"], 2: ["Qc", "Jc"], 3: ["8s", "8c"], 4: ["6h", "3d"]}
 FLOP = ["Td", "5s", "4c"]
+HOLE6 = {**HOLE, 5: ["5h", "6d"], 6: ["Tc", "Th"]}  # six seats, the button on seat 6
+FOREIGN = "04EEEEEEEEEEEE"  # a tag in no registry: a foreign card (35-E)
 
 
 class Trace:
@@ -48,6 +51,7 @@ class Trace:
         self.t = 0.0
         self.chip = 0
         self.where: dict[str, str] = {}
+        self.pushed: dict[int, list[tuple[str, int]]] = {}  # seat -> its last push's chips
         for seat in range(1, players + 1):
             self.cmd("seat", dt=0, seat=seat, player=f"P{seat}", stack=10_000)
         sb, bb, ante = blinds
@@ -78,12 +82,19 @@ class Trace:
         return self.press("shuffler")
 
     def push(self, seat: int, *values: int) -> Trace:
+        self.pushed[seat] = []
         for value in values:
             self.chip += 1
-            self.add(
-                0.05, event="tag_in", antenna=f"bet{seat}", chip=f"c{self.chip:04d}", value=value
-            )
+            chip = f"c{self.chip:04d}"
+            self.pushed[seat].append((chip, value))
+            self.add(0.05, event="tag_in", antenna=f"bet{seat}", chip=chip, value=value)
         return self.add(1.1, event="tick")
+
+    def take_back(self, seat: int) -> Trace:
+        """The chips of the seat's last push leave its bet zone."""
+        for chip, value in self.pushed.pop(seat):
+            self.add(0.05, event="tag_out", antenna=f"bet{seat}", chip=chip, value=value)
+        return self
 
     def blinds(self, sb: int = 1, bb: int = 2) -> Trace:
         return self.push(sb, 25, 25).push(bb, 100)
@@ -153,13 +164,21 @@ def pair(
     title: str,
     error: Callable[[Trace], Trace],
     clean: Callable[[Trace], Trace] | None,
+    muck_differs: list[str] | None = None,
     **kw: Any,
 ) -> None:
-    """Write NAME.jsonl (the error and its remedy) and NAME.clean.jsonl (a clean deal)."""
+    """Write NAME.jsonl (the error and its remedy) and NAME.clean.jsonl (a clean deal).
+
+    `muck_differs` names the cards that are in only one of the two mucks at the end,
+    because the error itself put them there or kept them in the stub (rules 37, 38: a
+    dead hand's missing or extra card); every other card must end in the same place.
+    """
     trace = Trace(title, **kw)
     error(trace)
     if clean is not None:
         trace.header.append(f"# clean: {name}.clean.jsonl")
+    if muck_differs is not None:
+        trace.header.append(f"# clean-muck-differs: {json.dumps(sorted(muck_differs))}")
     trace.write(name)
     if clean is None:
         return
@@ -178,6 +197,23 @@ def _clean(t: Trace) -> Trace:
 
 def _redeal_after(t: Trace) -> Trace:
     return t.collect().deal(REDEAL).preflop_calls().street(FLOP, "2d")
+
+
+def _35e_next_hand(t: Trace) -> Trace:
+    """Hand 2 after the fouled (or abandoned) hand 1: button on seat 1."""
+    hole = {2: HOLE[1], 3: HOLE[2], 4: HOLE[3], 1: HOLE[4]}
+    return t.shuffler().blinds(2, 3).deal(hole, button=1)
+
+
+def _35c_next_hand(t: Trace) -> Trace:
+    """Rule 35-C's hand 1 checked down to the showdown, then hand 2 dealt (100-200)."""
+    t.street(FLOP, "2d").checks(3).street(["Qh"], "3h").checks(3).street(["8d"], "4h").checks(3)
+    t.collect().shuffler()
+    t.button_seat = 1
+    return t.push(2, 100).push(3, 200).deal(
+        {2: ["Ac", "Kc"], 3: ["Qs", "Js"], 4: ["Tc", "Ts"], 5: ["9h", "9d"], 1: ["7d", "2s"]},
+        button=1,
+    )
 
 
 def build() -> None:
@@ -295,12 +331,17 @@ def build() -> None:
         "rule_35C_redeal_is_an_exact_replay",
         "Rule 35-C: after a misdeal the button stays, the announced level waits, the player "
         "seated meanwhile is not dealt in, the player on penalty is dealt in and killed (71-C) "
-        "and the misdeal and re-deal are one hand.",
-        lambda t: (
-            t.expect(type="misdeal", reason="declared")
-            .expect(type="procedure_completed", procedure="misdeal")
-            .expect(type="hand_killed", seat=4, rule="71C")
-            .cmd("penalty", seat=4, hands=1)
+        "and the misdeal and re-deal are one hand: hand 1 is played out, and the penalty of "
+        "two hands still kills seat 4 in hand 2 (a misdeal counted as a hand would have "
+        "ended it).",
+        lambda t: _35c_next_hand(
+            t.expect(type="misdeal", reason="declared", hand=1)
+            .expect(type="procedure_completed", procedure="misdeal", hand=1)
+            .expect(type="hand_killed", seat=4, rule="71C", hand=1)
+            .expect(type="hand_completed", hand=1)
+            .expect(type="hand_started", hand=2, big_blind=200, button=1)
+            .expect(type="hand_killed", seat=4, rule="71C", hand=2)
+            .cmd("penalty", seat=4, hands=2)
             .shuffler()
             .blinds()
             .deal({1: ["Ah"], 2: ["Qd"]})
@@ -312,17 +353,49 @@ def build() -> None:
             .push(3, 100)
             .push(1, 50)
             .press("check")
-            .street(FLOP, "2d")
         ),
-        lambda t: (
+        lambda t: _35c_next_hand(
             t.expect(type="hand_killed", seat=4, rule="71C")
-            .cmd("penalty", seat=4, hands=1)
+            .cmd("penalty", seat=4, hands=2)
             .shuffler()
             .blinds()
             .cmd("level", small_blind=100, big_blind=200, ante=0)
             .cmd("seat", seat=5, player="Late", stack=10_000)
             .deal(REDEAL)
             .push(3, 100)
+            .push(1, 50)
+            .press("check")
+        ),
+    )
+    pair(
+        "rule_35C_absent_player_dealt_in_and_killed_on_the_redeal",
+        "Rules 35-C and 30: seat 3 is away for the original deal; a misdeal; the player is "
+        "back before the re-deal, but cards are dealt to the seat and the hand is killed.",
+        lambda t: (
+            t.expect(type="misdeal", reason="declared")
+            .expect(type="procedure_completed", procedure="misdeal", outcome="redealt")
+            .expect(type="hand_killed", seat=3, rule="30")
+            .expect(type="action", seat=4, action="call")
+            .cmd("away", seat=3)
+            .shuffler()
+            .blinds()
+            .deal({1: ["Ah"], 2: ["Qd"], 3: ["9s"]})
+            .press("misdeal")
+            .cmd("away", seat=3, away=False)
+            .collect()
+            .deal(REDEAL)
+            .push(4, 100)
+            .push(1, 50)
+            .press("check")
+            .street(FLOP, "2d")
+        ),
+        lambda t: (
+            t.cmd("away", seat=3)
+            .shuffler()
+            .blinds()
+            .deal(REDEAL)
+            .cmd("away", seat=3, away=False)
+            .push(4, 100)
             .push(1, 50)
             .press("check")
             .street(FLOP, "2d")
@@ -365,54 +438,79 @@ def build() -> None:
     )
     pair(
         "rule_35E_fouled_deck_returns_every_bet",
-        "Rule 35-E: a foreign card stops play; every bet goes back; the floor releases the table.",
-        lambda t: (
+        "Rule 35-E: after substantial action a foreign card comes on the flop: play stops, "
+        "every bet goes back (regardless of SA), the next hand waits until the floor releases "
+        "the table. The clean twin plays hand 1 the same way with a real card and abandons it "
+        "(rule 1: every chip goes back); both then deal hand 2: equal states show that 35-E "
+        "returned every chip and the table goes on as after a hand with no result.",
+        lambda t: _35e_next_hand(
             t.expect(type="fouled_deck", reason="foreign_card", rule="35E")
-            .expect(type="bets_returned", rule="35E")
-            .expect(type="table_held")
+            .expect(
+                type="bets_returned", rule="35E", refunds={"1": 100, "2": 100, "3": 100, "4": 100}
+            )
+            .expect(type="hand_completed", hand=1)
+            .expect(type="table_held", held=["fouled_deck"])
             .expect(type="floor_ruling", released=["fouled_deck"])
+            .expect(type="hand_started", hand=2, button=1)
             .shuffler()
             .blinds()
-            .card("seat1", "Ah")
-            .add(event="tag_in", antenna="seat2", uid="04EEEEEEEEEEEE")
+            .deal(HOLE)
+            .preflop_calls()
+            .street(FLOP[:2], "2d")
+            .add(event="tag_in", antenna="board", uid=FOREIGN)
             .collect()
-            .add(event="tag_out", antenna="seat2", uid="04EEEEEEEEEEEE")
+            .add(event="tag_out", antenna="board", uid=FOREIGN)
             .shuffler()
             .badge(GIULIA)
             .press("floor")
-            .shuffler()
-            .blinds(2, 3)
-            .deal({2: HOLE[1], 3: HOLE[2], 4: HOLE[3], 1: HOLE[4]}, button=1)
         ),
-        lambda t: (
-            t.shuffler()
-            .blinds()
-            .collect()
-            .shuffler()
-            .blinds(2, 3)
-            .deal({2: HOLE[1], 3: HOLE[2], 4: HOLE[3], 1: HOLE[4]}, button=1)
+        lambda t: _35e_next_hand(
+            t.shuffler().blinds().deal(HOLE).preflop_calls().street(FLOP, "2d").collect()
         ),
     )
     # ---------------------------------------------------------------- rules 37, 38
     pair(
         "rule_37_button_short_card_replaced",
-        "Rules 37 and 35-B: the button is dealt one card and gets the missing card before it "
-        "acts: the hand is live; to the readers the deal simply ends with two cards in a row.",
+        "Rule 37: the button (seat 6) is dealt one card; seats 3 and 4 call (substantial "
+        "action, the deal is over): the button is short; it gets the missing card from the "
+        "stub before it acts: the hand is live.",
         lambda t: (
-            t.expect(type="action", seat=3, action="call")
-            .expect(type="action", seat=4, action="call")
+            t.expect(type="procedure_required", procedure="button_short", rule="37", floor=False)
+            .expect(
+                type="procedure_completed",
+                procedure="button_short",
+                rule="37",
+                outcome="replaced",
+                seat=6,
+            )
+            .expect(type="action", seat=6, action="call", amount=100)
+            .expect(type="board_dealt", street="flop")
             .shuffler()
             .blinds()
-            .deal(HOLE, skip=(4,))
-            .card("seat4", "7h")
+            .deal({**HOLE6, 6: ["Tc"]})
             .push(3, 100)
-            .card("seat4", "2c")
             .push(4, 100)
+            .card("seat6", "Th")
+            .fold(5)
+            .push(6, 100)
             .push(1, 50)
             .press("check")
             .street(FLOP, "2d")
         ),
-        _clean,
+        lambda t: (
+            t.shuffler()
+            .blinds()
+            .deal(HOLE6)
+            .push(3, 100)
+            .push(4, 100)
+            .fold(5)
+            .push(6, 100)
+            .push(1, 50)
+            .press("check")
+            .street(FLOP, "2d")
+        ),
+        players=6,
+        button=6,
     )
     pair(
         "rule_37_button_acted_with_too_few_cards",
@@ -425,6 +523,7 @@ def build() -> None:
             .card("seat4", "7h")
             .push(3, 100)
             .push(4, 100)
+            .fold(4)
             .push(1, 50)
             .press("check")
             .street(FLOP, "2d")
@@ -440,6 +539,7 @@ def build() -> None:
             .press("check")
             .street(FLOP, "2d")
         ),
+        muck_differs=["2c"],  # the button was never dealt its second card
     )
     pair(
         "rule_38_example_1A_one_card_hand_dead_one_burn",
@@ -472,6 +572,7 @@ def build() -> None:
             .street(FLOP, "2d")
         ),
         players=6,
+        muck_differs=["6d"],  # seat 5 was never dealt its second card
         button=6,
     )
     pair(
@@ -506,19 +607,84 @@ def build() -> None:
             .street(FLOP, "2d")
         ),
         players=6,
+        muck_differs=["3h"],  # seat 5's third card, mucked with its dead hand
+        button=6,
+    )
+    pair(
+        "rule_38_example_1A_two_burns_is_a_violation",
+        "Rule 38, addendum example 1-A: seat 5's one-card hand is dead; the dealer burns two "
+        "cards before the flop: 'one and only one card is burned': procedure violation.",
+        lambda t: (
+            t.expect(type="hand_killed", seat=5, rule="38")
+            .expect(
+                type="procedure_violation",
+                procedure="dead_hand",
+                rule="38",
+                expected="the flop comes with one and only one burn",
+            )
+            .shuffler()
+            .blinds()
+            .deal({**HOLE, 5: ["5h"], 6: ["Tc", "Th"]})
+            .fold(3)
+            .push(4, 100)
+            .fold(5)
+            .fold(6)
+            .push(1, 50)
+            .press("check")
+            .card("burn", "3d")
+            .street(FLOP, "2d")
+        ),
+        None,
+        players=6,
+        button=6,
+    )
+    pair(
+        "rule_38_example_1B_third_card_burned_is_a_violation",
+        "Rule 38, addendum example 1-B: seat 5's three-card hand is dead; the dealer takes its "
+        "third card as the burn ('will not consider Seat 5's third card as the burn'): "
+        "procedure violation.",
+        lambda t: (
+            t.expect(type="hand_killed", seat=5, rule="38")
+            .expect(
+                type="procedure_violation",
+                procedure="dead_hand",
+                rule="38",
+                expected="the killed hand's cards go to the muck, not to the burn (rule 38)",
+            )
+            .shuffler()
+            .blinds()
+            .deal(HOLE6)
+            .fold(3)
+            .push(4, 100)
+            .card("seat5", "3h")
+            .move("3h", "burn")
+            .fold(5)
+            .fold(6)
+            .push(1, 50)
+            .press("check")
+            .street(FLOP, None)
+        ),
+        None,
+        players=6,
         button=6,
     )
     # ---------------------------------------------------------------- rule 39
     pair(
         "rule_39_four_card_flop_floor_draws_the_burn",
-        "Rule 39 with RP-14: four cards on the flop; floor called; the table draws one at "
-        "random for the floor; it goes to the burn; the three others are the flop; the turn "
-        "comes without another burn.",
+        "Rule 39 with RP-14: four cards on the flop; floor called; the table holds (a check "
+        "and a bet are refused, the chips are taken back); the table draws one at random for "
+        "the floor; it goes to the burn; the three others are the flop; the table is "
+        "released; the turn comes without another burn.",
         lambda t: (
             t.expect(type="four_card_flop", rule="39", cards=["Td", "5s", "4c", "Kc"])
+            .expect(type="procedure_required", procedure="four_card_flop", rule="39", floor=True)
+            .expect(type="action_refused", action="check", seat=1, rule="39")
+            .expect(type="action_refused", action="push", seat=1, rule="39")
             .expect(type="floor_arrived")
             .expect(type="burn_drawn", card="Kc", rule="RP-14")
             .expect(type="board_dealt", street="flop", cards=["Td", "5s", "4c"], corrected=True)
+            .expect(type="table_released", rule="39")
+            .expect(type="action", seat=1, action="check")
             .expect(type="board_dealt", street="turn", cards=["Qh"])
             .expect(type="procedure_completed", procedure="four_card_flop", burn="Kc")
             .shuffler()
@@ -526,6 +692,9 @@ def build() -> None:
             .deal(HOLE)
             .preflop_calls()
             .street([*FLOP, "Kc"], "2d")
+            .press("check")
+            .push(1, 100)
+            .take_back(1)
             .badge(GIULIA)
             .cmd("draw", purpose="four_card_flop", pick=3, of=4)
             .move("Kc", "burn")
@@ -558,7 +727,9 @@ def build() -> None:
         "RP-5-A: the flop is dealt before the pre-flop betting ends; the burn stays, the flop "
         "goes back, the stub is reshuffled, a new flop comes without a burn.",
         lambda t: (
-            t.expect(type="premature_card", street="flop", rule="RP-5A")
+            t.expect(
+                type="premature_card", street="flop", rule="RP-5A", cards=["Ks", "Kd", "3s"]
+            )
             .expect(type="procedure_completed", procedure="premature_card", rule="RP-5A")
             .shuffler()
             .blinds()
@@ -640,6 +811,86 @@ def build() -> None:
             .street(["8d"], None)
         ),
         lambda t: _clean(t).checks(4).street(["Qh"], "3h").checks(4).street(["8d"], "4h"),
+    )
+    pair(
+        "rule_RP5B_river_burned_is_a_violation",
+        "RP-5-B: after the premature turn and the new turn, the river is dealt after a burn: "
+        "procedure violation (the river comes without a burn).",
+        lambda t: (
+            t.expect(type="premature_card", street="turn", rule="RP-5B", cards=["Jh"])
+            .expect(type="board_dealt", street="turn", cards=["Qh"])
+            .expect(
+                type="procedure_violation",
+                procedure="premature_card",
+                rule="RP-5B",
+                expected="the river comes with no burn",
+            )
+            .shuffler()
+            .blinds()
+            .deal(HOLE)
+            .preflop_calls()
+            .street(FLOP, "2d")
+            .press("check")
+            .street(["Jh"], "3h")
+            .off("Jh")
+            .checks(3)
+            .street(["Qh"], "4h")
+            .checks(4)
+            .street(["8d"], "5h")
+        ),
+        None,
+    )
+    pair(
+        "rule_RP5B_premature_card_left_on_the_board_is_a_violation",
+        "RP-5-B: the premature turn is not set aside; the new turn is dealt beside it: "
+        "procedure violation.",
+        lambda t: (
+            t.expect(type="premature_card", street="turn", rule="RP-5B")
+            .expect(
+                type="procedure_violation",
+                procedure="premature_card",
+                rule="RP-5B",
+                expected="the premature card(s) go back to the stub before the street is "
+                "dealt again",
+            )
+            .shuffler()
+            .blinds()
+            .deal(HOLE)
+            .preflop_calls()
+            .street(FLOP, "2d")
+            .press("check")
+            .street(["Jh"], "3h")
+            .checks(3)
+            .street(["Qh"], "4h")
+        ),
+        None,
+    )
+    pair(
+        "rule_RP5C_river_burned_again_is_a_violation",
+        "RP-5-C: the premature river goes back, but the river is dealt after a new burn: "
+        "procedure violation (its burn stays as the river burn).",
+        lambda t: (
+            t.expect(type="premature_card", street="river", rule="RP-5C", cards=["Jh"])
+            .expect(
+                type="procedure_violation",
+                procedure="premature_card",
+                rule="RP-5C",
+                expected="the river comes with no burn",
+            )
+            .shuffler()
+            .blinds()
+            .deal(HOLE)
+            .preflop_calls()
+            .street(FLOP, "2d")
+            .checks(4)
+            .street(["Qh"], "3h")
+            .press("check")
+            .street(["Jh"], "4h")
+            .off("Jh")
+            .checks(3)
+            .street(["8d"], "5h")
+        ),
+        None,
     )
     # ---------------------------------------------------------------- rule 23
     pair(
@@ -740,6 +991,7 @@ def build() -> None:
         .preflop_calls()
         .street(FLOP, "2d"),
         _clean,
+        muck_differs=["3h"],  # the extra card, taken back to the muck
         profile="campione",
     )
     pair(
@@ -769,12 +1021,16 @@ def build() -> None:
         None,
         profile="campione",
     )
+    # Under casinos-austria the lift (the first card at a seat) starts the hand and the
+    # shuffler button starts nothing; it is pressed all the same, so that the trace replays
+    # under tda-2019 as the same hand and only the rule under test tells the two apart.
     pair(
         "profile_casinos_austria_two_actions_stand",
         "Casinos Austria art. 24 (003:183-185): once two moves were made the hand stands, even "
         "two folds (TDA 2019 would still allow the misdeal).",
         lambda t: (
             t.expect(type="misdeal_refused", rule="35D", profile_rule="art. 24")
+            .shuffler()
             .card("seat1", "Ah")
             .deal({1: ["Kh"], 2: HOLE[2], 3: HOLE[3], 4: HOLE[4]})
             .push(1, 25, 25)
@@ -787,7 +1043,8 @@ def build() -> None:
             .street(FLOP, "2d")
         ),
         lambda t: (
-            t.card("seat1", "Ah")
+            t.shuffler()
+            .card("seat1", "Ah")
             .deal({1: ["Kh"], 2: HOLE[2], 3: HOLE[3], 4: HOLE[4]})
             .push(1, 25, 25)
             .push(2, 100)
@@ -804,7 +1061,10 @@ def build() -> None:
         "Casinos Austria art. 24 (003:182): only the first or second card exposed is a misdeal; "
         "two later exposed cards are not (TDA 2019 35-A-5 would be).",
         lambda t: (
-            t.expect(type="exposed_card")
+            t.expect(type="exposed_card", seat=3, rule="35A-5", profile_rule="art. 24")
+            .expect(type="exposed_card", seat=4, rule="35A-5", profile_rule="art. 24")
+            .expect(type="board_dealt", street="flop")
+            .shuffler()
             .card("seat1", "Ah")
             .card("seat2", "Qd")
             .card("seat3", "9s")
@@ -818,7 +1078,8 @@ def build() -> None:
             .street(FLOP, "2d")
         ),
         lambda t: (
-            t.card("seat1", "Ah")
+            t.shuffler()
+            .card("seat1", "Ah")
             .card("seat2", "Qd")
             .card("seat3", "9s")
             .card("seat4", "7h")
@@ -835,7 +1096,8 @@ def build() -> None:
         "Venezia art. 17 (002:93): only the shuffler's (green) button starts a hand; a dealer's "
         "badge changes the dealer and starts nothing.",
         lambda t: (
-            t.expect(type="dealer_changed", dealer={"uid": MARIA, "name": "Maria Rossi"})
+            t.expect(type="dealer_changed", dealer={"uid": MARIA, **NAME})
+            .expect(type="hand_started", trigger="shuffler", dealer={"uid": MARIA, **NAME})
             .badge(MARIA)
             .shuffler()
             .blinds()
@@ -845,6 +1107,122 @@ def build() -> None:
         ),
         lambda t: t.badge(MARIA).shuffler().blinds().deal(HOLE).preflop_calls().street(FLOP, "2d"),
         profile="venezia",
+    )
+    pair(
+        "profile_campione_exposed_button_card_gets_two_consecutive_cards",
+        "Campione, Forme di misdeal (004:10): the button's card is exposed (the last card of "
+        "the deal): 'il giocatore riceverà due carte consecutive': the exposed card goes to "
+        "the burn, the button gets the next card, and the exposed card is the flop's burn.",
+        lambda t: (
+            t.expect(type="procedure_required", procedure="exposed_card", rule="35A-5")
+            .expect(type="procedure_step", procedure="exposed_card", rule="35A-5")
+            .expect(
+                type="procedure_completed",
+                procedure="exposed_card",
+                outcome="street_dealt",
+                street="flop",
+            )
+            .shuffler()
+            .blinds()
+            .card("seat1", "Ah")
+            .card("seat2", "Qd")
+            .card("seat3", "9s")
+            .card("seat4", "7h")
+            .card("seat1", "Kh")
+            .card("seat2", "Jd")
+            .card("seat3", "9c")
+            .card("seat4", "5d")
+            .press("exposed")
+            .move("5d", "burn")
+            .card("seat4", "2c")
+            .preflop_calls()
+            .street(FLOP, None)
+        ),
+        lambda t: t.shuffler().blinds().deal(HOLE).preflop_calls().street(FLOP, "5d"),
+        profile="campione",
+    )
+    pair(
+        "profile_casinos_austria_one_extra_card_floor_two_misdeal",
+        "Casinos Austria art. 24 (003:176): 'ulteriori due o più carte': one extra card is no "
+        "misdeal (the floor is called), a second one is (TDA 2019: the first one is).",
+        lambda t: (
+            t.expect(type="procedure_required", procedure="floor_call", rule="35A")
+            .expect(type="misdeal", reason="too_many_cards", extra=2, profile_rule="art. 24")
+            .expect(type="procedure_completed", procedure="misdeal", outcome="redealt")
+            .shuffler()
+            .card("seat1", "Ah")
+            .deal({1: ["Kh"], 2: HOLE[2], 3: HOLE[3], 4: HOLE[4]})
+            .card("seat2", "3h")
+            .card("seat3", "3c")
+            .collect()
+            .deal(REDEAL)
+            .blinds()
+            .preflop_calls()
+            .street(FLOP, "2d")
+        ),
+        lambda t: t.shuffler().deal(REDEAL).blinds().preflop_calls().street(FLOP, "2d"),
+        profile="casinos-austria",
+    )
+    pair(
+        "profile_casinos_austria_four_card_flop_calls_the_floor",
+        "Casinos Austria (003: no four-card-flop procedure; art. 1 defers to the floor): four "
+        "cards on the flop: the floor is called, the table holds, the floor's ruling (Kc to "
+        "the burn) releases it.",
+        lambda t: (
+            t.expect(type="four_card_flop", rule="39", cards=["Td", "5s", "4c", "Kc"])
+            .expect(type="procedure_required", procedure="floor_call", rule="39", floor=True)
+            .expect(type="action_refused", action="check", rule="39")
+            .expect(type="floor_ruling", closed=["floor_call"], released=["four_card_flop"])
+            .expect(type="board_dealt", street="turn", cards=["Qh"])
+            .shuffler()
+            .deal(HOLE)
+            .blinds()
+            .preflop_calls()
+            .street([*FLOP, "Kc"], "2d")
+            .press("check")
+            .badge(GIULIA)
+            .move("Kc", "burn")
+            .press("floor")
+            .checks(4)
+            .street(["Qh"], None)
+        ),
+        lambda t: (
+            t.shuffler()
+            .deal(HOLE)
+            .blinds()
+            .preflop_calls()
+            .street(FLOP, "2d")
+            .checks(4)
+            .street(["Qh"], "Kc")
+        ),
+        profile="casinos-austria",
+    )
+    pair(
+        "profile_casinos_austria_premature_card_calls_the_floor",
+        "Casinos Austria (003: no premature-card procedure): a premature turn calls the floor; "
+        "the floor rules (the card back to the stub, its burn stays) and the turn comes "
+        "without a new burn.",
+        lambda t: (
+            t.expect(type="premature_card", street="turn", rule="RP-5B", cards=["Jh"])
+            .expect(type="premature_card", rule="RP-5B", severity="critical")
+            .expect(type="procedure_required", procedure="floor_call", rule="RP-5B", floor=True)
+            .expect(type="floor_ruling", closed=["floor_call"])
+            .expect(type="board_dealt", street="turn", cards=["Qh"])
+            .shuffler()
+            .deal(HOLE)
+            .blinds()
+            .preflop_calls()
+            .street(FLOP, "2d")
+            .press("check")
+            .street(["Jh"], "3h")
+            .badge(GIULIA)
+            .off("Jh")
+            .press("floor")
+            .checks(3)
+            .street(["Qh"], None)
+        ),
+        lambda t: _clean(t).checks(4).street(["Qh"], "3h"),
+        profile="casinos-austria",
     )
     pair(
         "profile_tda2015_misdeal_cites_rule_34",
