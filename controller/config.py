@@ -78,6 +78,10 @@ class BrokerConfig:
     prefix: str = ""  # default filled in by load(): poker/<room>/<table>
     client_id: str = ""  # default: tablectl-<table>
     keepalive: int = 30
+    # The broker keeps the table's session (its `cmd` subscription and the commands
+    # sent meanwhile) this long after the table went away: a restart loses no command.
+    # 0: a clean session at every connection (commands sent while away are dropped).
+    session_expiry: int = 3600
     tls: bool = False
     ca_file: Path | None = None
     cert_file: Path | None = None
@@ -609,6 +613,7 @@ def _load_broker(path: Path, data: dict[str, Any], table: TableConfig, base: Pat
             "prefix",
             "client_id",
             "keepalive",
+            "session_expiry",
             "tls",
             "ca_file",
             "cert_file",
@@ -625,6 +630,7 @@ def _load_broker(path: Path, data: dict[str, Any], table: TableConfig, base: Pat
         raise s.error("prefix", f"{prefix!r} must not end with '/'")
     client_id = s.str_("client_id") or f"tablectl-{table.id}"
     keepalive = s.int_("keepalive", _BROKER.keepalive, lo=1, hi=65535)
+    session_expiry = s.int_("session_expiry", _BROKER.session_expiry, lo=0, hi=7 * 86400)
     tls = s.bool_("tls", _BROKER.tls)
     ca_file = _existing_file(s, "ca_file", base)
     cert_file = _existing_file(s, "cert_file", base)
@@ -643,6 +649,7 @@ def _load_broker(path: Path, data: dict[str, Any], table: TableConfig, base: Pat
         prefix=prefix,
         client_id=client_id,
         keepalive=keepalive,
+        session_expiry=session_expiry,
         tls=tls,
         ca_file=ca_file,
         cert_file=cert_file,

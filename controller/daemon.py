@@ -53,6 +53,14 @@ MAX_BATCH = 64
 
 
 @dataclass(frozen=True, slots=True)
+class FromRoom:
+    """A room command as it came from the broker, with its PUBACK for after the commit."""
+
+    item: Command | RefusedCommand
+    ack: Callable[[], None]
+
+
+@dataclass(frozen=True, slots=True)
 class RefusedCommand:
     """A malformed room command: answered on `replies`, never journaled nor applied."""
 
@@ -61,7 +69,7 @@ class RefusedCommand:
     error: str
 
 
-Item = Event | DeviceAlert | RefusedCommand
+Item = Event | DeviceAlert | RefusedCommand | FromRoom
 """What the loop takes from the queue (None there asks it to stop)."""
 
 
@@ -102,6 +110,7 @@ class Daemon:
         self._watchdog_next = 0.0
         self._status_sent = ""
         self._request_ids = itertools.count(1)
+        self._run_id = f"{int(clock()):x}"
         # resilience: device availability as journaled, restart resync, delivery mark
         self.device_states: dict[str, str] = {}  # name -> "offline"/"online" (journaled)
         self.tag_view: dict[str, list[str]] = {}  # antenna -> uids, as journaled
@@ -160,28 +169,41 @@ class Daemon:
         self.queue.put(DeviceAlert(kind, message, dict(details), severity))
 
     def next_request_id(self) -> str:
-        """A request id for a room command that came without one (unique within this run)."""
-        return f"auto-{next(self._request_ids)}"
+        """A request id for a room command that came without one: unique across restarts
+        too (the engine applies a request id once), as it names this run's start."""
+        return f"auto-{self._run_id}-{next(self._request_ids)}"
 
-    def submit_command(self, name: str, payload: bytes) -> None:
+    def submit_command(
+        self,
+        name: str,
+        payload: bytes,
+        retained: bool = False,
+        ack: Callable[[], None] | None = None,
+    ) -> None:
         """A room command from MQTT `cmd/<name>`: queued if valid, else answered as refused.
 
         A valid command is journaled and applied by the loop, and the engine answers it on
         `replies`; a malformed one changes nothing and gets an `ok: false` reply plus a
-        `command_malformed` alert (controller/commands.py says what is malformed).
+        `command_malformed` alert (controller/commands.py says what is malformed), and so
+        does a retained one (it would be applied again at every reconnection). `ack` (the
+        broker's PUBACK) is called once the command or its refusal is journaled.
         """
+        item: Command | RefusedCommand
         try:
-            event = parse_room_command(name, payload, t=self.now(), next_id=self.next_request_id)
+            if retained:
+                raise CommandError(
+                    "a retained command is not accepted (it would be applied again at every "
+                    "reconnection): publish commands with retain=false, and clear this one "
+                    "by publishing an empty retained payload on its topic"
+                )
+            item = parse_room_command(name, payload, t=self.now(), next_id=self.next_request_id)
         except CommandError as exc:
-            self.queue.put(RefusedCommand(command_label(name), exc.request_id, str(exc)))
-            return
+            item = RefusedCommand(command_label(name), exc.request_id, str(exc))
         except Exception as exc:  # never let a payload take the MQTT thread down
             log.exception("room command %r could not be checked", name)
-            self.queue.put(
-                RefusedCommand(command_label(name), None, f"internal error: {type(exc).__name__}")
-            )
-            return
-        self.submit(event)
+            error = f"internal error: {type(exc).__name__}"
+            item = RefusedCommand(command_label(name), None, error)
+        self.queue.put(item if ack is None else FromRoom(item, ack))
 
     # ------------------------------------------------------------------ lifecycle
 
@@ -548,6 +570,9 @@ class Daemon:
 
     def _take(self, item: Item, effects: list[Callable[[], None]]) -> list[Message]:
         """Journal one item and apply it; journal what it produced; return that."""
+        if isinstance(item, FromRoom):
+            effects.append(item.ack)  # the broker forgets it once it is in the journal
+            item = item.item
         if isinstance(item, DeviceAlert):
             message = self._alert_message(item.kind, item.message, item.details, item.severity)
             effects.append(functools.partial(self._fault_lamp, item))

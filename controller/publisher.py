@@ -12,6 +12,7 @@ from typing import Any
 
 import paho.mqtt.client as mqtt
 from paho.mqtt.enums import CallbackAPIVersion, MQTTErrorCode, MQTTProtocolVersion
+from paho.mqtt.packettypes import PacketTypes
 from paho.mqtt.properties import Properties
 from paho.mqtt.reasoncodes import ReasonCode
 
@@ -47,6 +48,11 @@ class _Entry:
     seq: int | None = None  # an events message's seq
 
 
+CommandSink = Callable[[str, bytes, bool, Callable[[], None]], None]
+"""on_command(name, payload, retained, ack): a message on `cmd/<name>`; call `ack()` once
+it is safely taken (journaled): only then does the broker hear the PUBACK."""
+
+
 class Publisher:
     """Publishes table messages to the room broker; survives broker outages without loss.
 
@@ -55,6 +61,11 @@ class Publisher:
     subscriber de-duplicates events by `seq`. One sender thread feeds at most `WINDOW`
     messages to paho; paho re-sends those after a reconnection before anything newer is
     handed over, so the broker always receives them in the order they were published.
+
+    Commands: the session is kept by the broker for `session_expiry` seconds after the
+    table went away (its `cmd` subscription and the commands sent meanwhile), and a
+    command is acknowledged only when the handler says so (paho's manual ack), so one
+    the table had not journaled when it died is delivered again.
     """
 
     def __init__(
@@ -63,7 +74,7 @@ class Publisher:
         prefix: str,
         client_id: str,
         status: dict[str, object],
-        on_command: Callable[[str, bytes], None] | None = None,
+        on_command: CommandSink | None = None,
         on_connection: Callable[[bool], None] | None = None,
         outbox_limit: int = 100_000,
         *,
@@ -106,6 +117,7 @@ class Publisher:
             CallbackAPIVersion.VERSION2,
             client_id=client_id,
             protocol=MQTTProtocolVersion.MQTTv5,
+            manual_ack=True,
         )
         self._client.max_inflight_messages_set(WINDOW)
         self._client.reconnect_delay_set(
@@ -141,8 +153,14 @@ class Publisher:
             self._started = True
         self._set_will()
         assert self._broker.host is not None
+        properties = Properties(PacketTypes.CONNECT)  # type: ignore[no-untyped-call]
+        properties.SessionExpiryInterval = self._broker.session_expiry
         self._client.connect_async(
-            self._broker.host, self._broker.port, keepalive=self._broker.keepalive
+            self._broker.host,
+            self._broker.port,
+            keepalive=self._broker.keepalive,
+            clean_start=self._broker.session_expiry == 0,
+            properties=properties,
         )
         self._client.loop_start()
         self._sender.start()
@@ -369,15 +387,19 @@ class Publisher:
     def _handle_message(
         self, client: mqtt.Client, userdata: Any, message: mqtt.MQTTMessage
     ) -> None:
-        if self._on_command is None:
-            return
+        def ack() -> None:
+            client.ack(message.mid, message.qos)
+
         base = f"{self._prefix}/cmd/"
-        if not message.topic.startswith(base):
+        if self._on_command is None or not message.topic.startswith(base):
+            ack()
             return
         try:
-            self._on_command(message.topic[len(base) :], bytes(message.payload))
+            name = message.topic[len(base) :]
+            self._on_command(name, bytes(message.payload), message.retain, ack)
         except Exception:
             log.exception("command handler failed on %s", message.topic)
+            ack()  # a payload the handler cannot take would come back at every reconnection
 
     # ------------------------------------------------------------------ helpers
 

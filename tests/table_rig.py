@@ -271,7 +271,9 @@ def session(config: Config, hands: int, seed: int) -> list[Step]:
         if isinstance(event, ButtonPress):
             steps.append(Step(press=(event.name, event.seat)))
         elif isinstance(event, Command):
-            steps.append(Step(command=(event.name, dict(event.args))))
+            # with a request id, as a room server sends them: applied once however often
+            # it arrives (redelivered after a restart, or sent again for want of a reply)
+            steps.append(Step(command=(event.name, {"id": f"cmd-{len(steps)}", **event.args})))
         last_t = event.t
     close()
     mark_offline_ok(config, steps)

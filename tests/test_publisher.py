@@ -9,7 +9,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -317,8 +317,9 @@ def test_acl_room_never_sees_hole_cards_tv_does_and_commands_arrive(
     commands: list[tuple[str, bytes]] = []
     got_command = threading.Event()
 
-    def on_command(name: str, payload: bytes) -> None:
+    def on_command(name: str, payload: bytes, retained: bool, ack: Callable[[], None]) -> None:
         commands.append((name, payload))
+        ack()
         got_command.set()
 
     room = Subscriber(broker, "poker/#", username="room")
@@ -412,3 +413,80 @@ def test_shipped_example_password_file_authenticates(tmp_path: Path) -> None:
         assert room.granted == [1]
         with pytest.raises(RuntimeError):
             Subscriber(shipped, "poker/#", username="room", password="wrong", timeout=1.5)
+
+
+def test_a_command_not_acknowledged_comes_again_to_the_next_run(
+    mosquitto: Mosquitto, publishers: list[Publisher]
+) -> None:
+    """The table acknowledges a command only once it has it (journaled): one it had not
+    taken when it went away is delivered again to its next run (same client id, session
+    kept by the broker), and so is one sent while no run was connected."""
+    got: list[tuple[int, bytes, bool]] = []
+    runs = 0
+    taken = threading.Event()
+
+    def handler(run: int, ack_it: bool) -> Callable[[str, bytes, bool, Callable[[], None]], None]:
+        def on_command(name: str, payload: bytes, retained: bool, ack: Callable[[], None]) -> None:
+            got.append((run, payload, retained))
+            if ack_it:
+                ack()
+            taken.set()
+
+        return on_command
+
+    def run(ack_it: bool) -> Publisher:
+        nonlocal runs
+        runs += 1
+        pub = Publisher(
+            mosquitto.broker_config(),
+            PREFIX,
+            "tablectl-same-table",
+            dict(STATUS),
+            on_command=handler(runs, ack_it),
+            reconnect_max_delay=1,
+        )
+        publishers.append(pub)
+        pub.start()
+        assert wait_until(lambda: pub.connected)
+        return pub
+
+    room = Subscriber(mosquitto, f"{PREFIX}/status")
+    try:
+        first = run(ack_it=False)
+        time.sleep(0.3)  # its subscription is in place
+        room.publish(f"{PREFIX}/cmd/pause", b'{"id": "p1"}')
+        assert taken.wait(10)
+        first.stop()  # gone before taking it: no PUBACK was sent
+        room.publish(f"{PREFIX}/cmd/resume", b'{"id": "r1"}')  # sent while no run is up
+        taken.clear()
+        run(ack_it=True)
+        assert wait_until(lambda: len(got) >= 3)
+        assert [(r, json.loads(p)["id"]) for r, p, _ in got] == [(1, "p1"), (2, "p1"), (2, "r1")]
+        # Taken this time: a third run gets nothing again.
+        publishers[-1].stop()
+        run(ack_it=True)
+        time.sleep(1.0)
+        assert len(got) == 3
+    finally:
+        room.close()
+
+
+def test_a_retained_command_is_flagged_to_the_handler(
+    mosquitto: Mosquitto, publishers: list[Publisher]
+) -> None:
+    got: list[tuple[str, bool]] = []
+
+    def on_command(name: str, payload: bytes, retained: bool, ack: Callable[[], None]) -> None:
+        got.append((name, retained))
+        ack()
+
+    room = Subscriber(mosquitto, f"{PREFIX}/status")
+    try:
+        room.publish(f"{PREFIX}/cmd/pause", b'{"id": "stale"}', retain=True)
+        time.sleep(0.2)
+        pub = make(publishers, mosquitto.broker_config(), on_command=on_command)
+        pub.start()
+        assert wait_until(lambda: got == [("pause", True)])
+    finally:
+        room.publish(f"{PREFIX}/cmd/pause", b"", retain=True)  # clear it
+        room.close()
