@@ -190,13 +190,14 @@ class Daemon:
         """
         item: Command | RefusedCommand
         try:
+            item = parse_room_command(name, payload, t=self.now(), next_id=self.next_request_id)
             if retained:
                 raise CommandError(
                     "a retained command is not accepted (it would be applied again at every "
                     "reconnection): publish commands with retain=false, and clear this one "
-                    "by publishing an empty retained payload on its topic"
+                    "by publishing an empty retained payload on its topic",
+                    str(item.args["id"]),
                 )
-            item = parse_room_command(name, payload, t=self.now(), next_id=self.next_request_id)
         except CommandError as exc:
             item = RefusedCommand(command_label(name), exc.request_id, str(exc))
         except Exception as exc:  # never let a payload take the MQTT thread down

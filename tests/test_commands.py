@@ -803,3 +803,32 @@ def test_a_request_id_is_applied_once_however_often_it_arrives() -> None:
     restore(restored, checkpoint(engine))
     assert _replies(restored.apply(Command(4.0, "seat", seat)))[0]["duplicate"] is True
     assert restored.seats[3].stack == 20000
+
+
+@pytest.mark.timeout(60)
+def test_a_retained_command_is_refused_when_the_table_connects(
+    tmp_path: Path, mosquitto: Mosquitto
+) -> None:
+    """A command left retained on the broker would be applied at every reconnection: the
+    table refuses it (echoing its id) and nothing changes."""
+    prefix = "poker/retained/t01"
+    config = load_config(EXAMPLE)
+    config = dataclasses.replace(
+        config, journal=dataclasses.replace(config.journal, path=tmp_path / "t01.journal")
+    )
+    room = Subscriber(mosquitto, f"{prefix}/#")
+    stale = {"seat": 7, "player": "Zed", "stack": 500, "id": "left-behind"}
+    room.publish(f"{prefix}/cmd/seat", raw(stale), retain=True)
+    daemon = Daemon(config, broker=mosquitto.broker_config(prefix=prefix, client_id="t-retained"))
+    daemon.start()
+    try:
+        assert room.wait_for(lambda ms: any(m.topic.endswith("/replies") for m in ms), 15)
+        reply = next(json.loads(m.payload) for m in room.messages(f"{prefix}/replies"))
+        assert (reply["ok"], reply["id"]) == (False, "left-behind")
+        assert "retained" in reply["error"]
+        assert daemon.engine.seats[7].player is None
+        assert daemon.applied == 0  # never journaled as an input
+    finally:
+        daemon.stop()
+        room.publish(f"{prefix}/cmd/seat", b"", retain=True)  # clear it
+        room.close()
