@@ -148,7 +148,7 @@ def test_no_hand_starts_while_a_reader_is_offline(table: tuple[TableRig, Subscri
     assert got == [without_t(e) for e in expect.events]
 
 
-def test_board_restart_resynchronises_without_going_offline(
+def test_board_restart_holds_the_table_until_its_antennas_are_read_again(
     table: tuple[TableRig, Subscriber],
 ) -> None:
     rig, room = table
@@ -165,14 +165,22 @@ def test_board_restart_resynchronises_without_going_offline(
     board.restart()  # watchdog reset: HELLO again, sequence from 0, same port
     player.made.add(flop)
     assert poll(lambda: "reader_restarted" in _alert_types(room), 30), _alert_types(room)
+    # Resynchronised as after an unplug: held, re-read whole, released.
+    assert poll(lambda: "reader_online" in _alert_types(room), 30), _alert_types(room)
+    assert "reader_offline" in _alert_types(room)
+    assert poll(lambda: _held(room) == [], 10), _held(room)
+    journal = rig.journal_inputs()
+    devices = [i for i, e in enumerate(journal) if isinstance(e, Device)]
+    assert [journal[i].state for i in devices] == ["offline", "online"]  # type: ignore[union-attr]
+    flop_uid = steps[flop].moves[0].uid
+    found = [i for i, e in enumerate(journal) if isinstance(e, TagIn) and e.uid == flop_uid]
+    assert len(found) == 1 and devices[0] < found[0] < devices[1], "read by the inventory"
 
     player.play(range(flop, len(steps)))
     final = expect.seq_after[-1]
     assert poll(lambda: top_seq(room) >= final, 30)
     got = [without_t(e) for e in events_of(room.messages())]
     assert got == [without_t(e) for e in expect.events], "the flop card came from the inventory"
-    assert "reader_offline" not in _alert_types(room)
-    assert not [e for e in rig.journal_inputs() if isinstance(e, Device)]
 
 
 # --------------------------------------------------------------------------- the driver alone
@@ -255,7 +263,11 @@ def test_driver_reports_offline_then_the_catch_up_then_online(tmp_path: Path) ->
             board.restart()
             assert rec.wait(lambda log: ("in", ("board", C)) in log)
             assert ("alert", "reader_restarted") in rec.log
-            assert rec.devices() == ["online", "offline", "online"]  # it never went away
+            # held while it is re-read, exactly as after an unplug
+            assert rec.wait(lambda log: rec.devices()[-2:] == ["offline", "online"])
+            assert rec.devices() == ["online", "offline", "online", "offline", "online"]
+            mark = max(i for i, item in enumerate(rec.log) if item == ("device", "offline"))
+            assert rec.log.index(("in", ("board", C))) > mark
             assert driver.counters()["restarts"] == 1
         finally:
             driver.stop()

@@ -36,7 +36,8 @@ class ReaderDriver:
     INVENTORY was applied, i.e. after the diff events it produced (same thread, so they
     reach the caller first). The first successful sync reports "online" too. A board that
     restarts without going away (an unasked HELLO after the sync, or its uptime going
-    backwards) is only re-read: `reader_restarted` alert, inventory, no offline/online.
+    backwards) is resynchronised the same way: `reader_restarted` alert, "offline" (what it
+    reported around its reboot may be lost), a full INVENTORY, "online".
     A lost port is reopened with capped exponential backoff (`reconnect_delay` doubling
     up to `reconnect_max_delay`). `initial` seeds the view (what the journal says is on
     the antennas), so a restarted daemon emits only what changed while it was away.
@@ -365,7 +366,8 @@ class ReaderDriver:
         self._restarted("it said HELLO unasked")
 
     def _restarted(self, why: str) -> None:
-        """The board rebooted on the same port: re-read everything it sees."""
+        """The board rebooted on the same port: offline until everything it sees is re-read
+        (tags that came or went while it rebooted were never reported)."""
         with self._lock:
             self._restarts += 1
         self.uptime_ms = None
@@ -374,6 +376,8 @@ class ReaderDriver:
             f"{self.name}: the board restarted ({why}); re-reading its antennas",
             {"reader": self.name, "port": self.port},
         )
+        self._synced.clear()
+        self._device("offline")
         if msgs.InventoryRequest.TYPE not in self._awaiting:
             self._ask(msgs.InventoryRequest())
 
