@@ -9,11 +9,13 @@ recovery never needs an older one, and old segments deleted by a retention polic
 
 from __future__ import annotations
 
+import gzip
 import json
 import logging
 import math
 import os
 import re
+import shutil
 import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -31,7 +33,10 @@ HEADER_RE = re.compile(
     r"^# tablectl-journal v1 epoch=(?P<epoch>[0-9.]+) table=(?P<table>\S+)"
     r"(?: segment=(?P<segment>[1-9][0-9]*))?$"
 )
-SEGMENT_RE = re.compile(r"^journal-(?P<epoch>[0-9]+)-(?P<number>[0-9]{6,})\.jsonl$")
+SEGMENT_RE = re.compile(
+    r"^journal-(?P<epoch>[0-9]+)-(?P<number>[0-9]{6,})\.jsonl(?P<gz>\.gz)?$"
+)
+GZ = ".gz"  # a closed segment, compressed once the next one is active
 CHECKPOINT = "checkpoint"
 OUT = "out"
 OUT_SOURCES = ("engine", "daemon")
@@ -203,9 +208,10 @@ def parse_lines(lines: list[str], source: str, *, require_header: bool = False) 
 
 def _read_text(path: Path) -> str:
     try:
-        return path.read_bytes().decode("utf-8")
-    except OSError as exc:
-        raise TraceError(f"{path}: {exc.strerror or exc}") from exc
+        data = path.read_bytes()
+        return (gzip.decompress(data) if path.name.endswith(GZ) else data).decode("utf-8")
+    except (OSError, EOFError) as exc:  # EOFError: a truncated gzip
+        raise TraceError(f"{path}: {getattr(exc, 'strerror', None) or exc}") from exc
     except UnicodeDecodeError as exc:
         raise TraceError(f"{path}: not UTF-8 text ({exc.reason})") from exc
 
@@ -223,7 +229,8 @@ def read_trace_file(path: Path) -> Segment:
 
 
 def list_segments(directory: Path) -> list[Path]:
-    """The segment files of a journal directory, oldest first.
+    """The segment files of a journal directory, oldest first: `.jsonl`, or `.jsonl.gz` once
+    closed and compressed (if both are there, compression was cut short: the plain one).
 
     Refuses a directory holding segments of two journals (two epochs in the file names).
     """
@@ -231,18 +238,43 @@ def list_segments(directory: Path) -> list[Path]:
         names = [p.name for p in directory.iterdir()]
     except OSError as exc:
         raise JournalError(f"journal directory {directory}: {exc.strerror or exc}") from exc
-    found: list[tuple[int, int, Path]] = []
-    for name in names:
+    found: dict[int, tuple[int, Path]] = {}
+    for name in sorted(names, key=lambda n: n.endswith(GZ)):  # plain ones first
         match = SEGMENT_RE.match(name)
         if match:
-            found.append((int(match["number"]), int(match["epoch"]), directory / name))
-    epochs = sorted({epoch for _, epoch, _ in found})
+            found.setdefault(int(match["number"]), (int(match["epoch"]), directory / name))
+    epochs = sorted({epoch for epoch, _ in found.values()})
     if len(epochs) > 1:
         raise JournalError(
             f"journal directory {directory} holds segments of {len(epochs)} journals "
             f"(epochs {', '.join(map(str, epochs))}): move all but one aside"
         )
-    return [path for _, _, path in sorted(found)]
+    return [found[number][1] for number in sorted(found)]
+
+
+def compress_segment(path: Path) -> Path | None:
+    """Replace a closed segment by its gzip (`<name>.gz`), durably: written and synced under
+    a temporary name, renamed, the plain file removed. None if the segment is gone (e.g.
+    deleted by retention meanwhile)."""
+    target = path.with_name(path.name + GZ)
+    tmp = path.with_name(f".{target.name}.tmp")
+    try:
+        with path.open("rb") as src, tmp.open("wb") as raw:
+            with gzip.GzipFile(filename=path.name, mode="wb", fileobj=raw, mtime=0) as dst:
+                shutil.copyfileobj(src, dst, 1 << 20)
+            raw.flush()
+            os.fsync(raw.fileno())
+        os.rename(tmp, target)
+        _fsync_dir(path.parent)
+        path.unlink()
+        _fsync_dir(path.parent)
+    except FileNotFoundError:
+        tmp.unlink(missing_ok=True)
+        return None
+    except OSError as exc:
+        tmp.unlink(missing_ok=True)
+        raise JournalError(f"journal {path}: compression failed: {exc.strerror or exc}") from exc
+    return target
 
 
 def read_journal_dir(directory: Path) -> list[Segment]:
@@ -470,11 +502,11 @@ class _SegmentInfo:
 def _peek(path: Path) -> _SegmentInfo:
     """A segment's header number and checkpoint time, from its first two lines only."""
     try:
-        with path.open("rb") as fh:
+        with gzip.open(path, "rb") if path.name.endswith(GZ) else path.open("rb") as fh:
             header = fh.readline().decode("utf-8", errors="replace").strip()
             second = fh.readline().decode("utf-8", errors="replace")
-    except OSError as exc:
-        raise JournalError(f"journal {path}: {exc.strerror or exc}") from exc
+    except (OSError, EOFError) as exc:  # EOFError: a truncated gzip
+        raise JournalError(f"journal {path}: {getattr(exc, 'strerror', None) or exc}") from exc
     match = HEADER_RE.match(header)
     number = int(match["segment"]) if match and match["segment"] else None
     checkpoint_t: float | None = None
@@ -525,8 +557,14 @@ class SegmentedJournal:
         except OSError as exc:
             raise JournalError(f"journal directory {directory}: {exc.strerror or exc}") from exc
         paths = list_segments(directory)
+        for closed in paths[:-1]:  # a compression a crash cut short, or never began
+            if not closed.name.endswith(GZ):
+                self._compress(closed)
+        paths = list_segments(directory)
         if paths:
             path = paths[-1]
+            if path.name.endswith(GZ):
+                raise JournalError(f"journal {path}: the active segment cannot be compressed")
             number = int(SEGMENT_RE.match(path.name)["number"])  # type: ignore[index]
         else:
             number = 1
@@ -538,6 +576,16 @@ class SegmentedJournal:
             )
         self.epoch = self.active.epoch
         self.enforce_retention(now)
+
+    def _compress(self, path: Path) -> None:
+        """gzip a closed segment (about 18 times smaller); on failure it stays as it is."""
+        if path.with_name(path.name + GZ).exists():
+            path.unlink(missing_ok=True)  # compressed; a crash came before the plain one went
+            return
+        try:
+            compress_segment(path)
+        except JournalError as exc:
+            log.warning("%s (kept uncompressed)", exc)
 
     def _open(self, path: Path) -> Journal:
         return Journal(
@@ -631,6 +679,7 @@ class SegmentedJournal:
         self.active = self._open(path)
         old.close()
         log.info("journal rotated to %s", path.name)
+        self._compress(old.path)
         self.enforce_retention(self.epoch + t)
         return path
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import gzip
 import io
 import json
 import random
@@ -20,6 +21,7 @@ from controller.daemon import Daemon
 from controller.engine.checkpoint import VERSION, checkpoint, restore
 from controller.errors import CheckpointError, ConfigError, JournalError
 from controller.journal import (
+    SEGMENT_RE,
     SegmentedJournal,
     list_segments,
     open_journal,
@@ -159,7 +161,9 @@ def test_segments_rotate_between_hands_and_each_opens_with_a_checkpoint(tmp_path
     assert [s.number for s in segments] == list(range(1, len(segments) + 1))
     assert segments[0].checkpoint is None
     names = [p.name for p in list_segments(tmp_path / "journal")]
-    assert names[0] == f"journal-{int(EPOCH)}-000001.jsonl"
+    # closed segments are compressed, the active one is not
+    assert names[0] == f"journal-{int(EPOCH)}-000001.jsonl.gz"
+    assert [n.endswith(".gz") for n in names] == [True] * (len(names) - 1) + [False]
     for segment in segments[1:]:
         assert segment.checkpoint is not None and segment.checkpoint["version"] == VERSION
         # Only between hands: the segment's first hand starts inside it.
@@ -261,13 +265,18 @@ def _segment_dir(tmp_path: Path, count: int, step: float) -> tuple[SegmentedJour
     return journal, directory
 
 
+def numbers(paths: list[Path]) -> list[int]:
+    """The segment numbers of journal segment files (`.jsonl` or `.jsonl.gz`)."""
+    return [int(SEGMENT_RE.match(p.name)["number"]) for p in paths]  # type: ignore[index]
+
+
 def test_retention_by_count_keeps_the_newest_and_never_the_active_one(tmp_path: Path) -> None:
     journal, directory = _segment_dir(tmp_path, 6, 10.0)
     assert len(list_segments(directory)) == 6
     journal.keep_segments = 2
     removed = journal.enforce_retention(EPOCH + 100)
-    assert [p.name[-12:] for p in removed] == [f"{n:06d}.jsonl" for n in range(1, 5)]
-    assert [p.name[-12:] for p in list_segments(directory)] == ["000005.jsonl", "000006.jsonl"]
+    assert numbers(removed) == [1, 2, 3, 4]
+    assert numbers(list_segments(directory)) == [5, 6]
     journal.keep_segments = 1
     journal.enforce_retention(EPOCH + 100)
     assert list_segments(directory) == [journal.path]
@@ -281,7 +290,7 @@ def test_retention_by_age_uses_when_each_segment_was_closed(tmp_path: Path) -> N
     journal, directory = _segment_dir(tmp_path, 5, day)  # segment k closed on day k
     journal.keep_days = 2.5
     removed = journal.enforce_retention(EPOCH + 5 * day)  # closed before day 2.5: 1 and 2
-    assert [p.name[-12:] for p in removed] == ["000001.jsonl", "000002.jsonl"]
+    assert numbers(removed) == [1, 2]
     journal.keep_days = 0.5
     journal.enforce_retention(EPOCH + 100 * day)
     assert list_segments(directory) == [journal.path]  # never the active one
@@ -297,7 +306,7 @@ def test_retention_never_deletes_what_recovery_needs(tmp_path: Path) -> None:
     text = last.read_text().splitlines(keepends=True)
     last.write_text("".join([text[0], *text[2:]]))
     again = SegmentedJournal(directory, "t01", now=EPOCH + 1e6, fsync="never", keep_segments=1)
-    assert [p.name[-12:] for p in list_segments(directory)] == ["000002.jsonl", "000003.jsonl"]
+    assert numbers(list_segments(directory)) == [2, 3]
     again.close()
 
 
@@ -307,8 +316,9 @@ def test_replay_of_a_directory_detects_a_checkpoint_that_does_not_follow(tmp_pat
     assert daemon.journal is not None
     daemon.journal.close()
     second = list_segments(tmp_path / "journal")[1]
-    text = second.read_text()
-    second.write_text(text.replace('"stack":', '"stack":1', 1))  # a tampered checkpoint
+    assert second.name.endswith(".gz")  # closed: compressed
+    text = gzip.decompress(second.read_bytes()).decode()
+    second.write_bytes(gzip.compress(text.replace('"stack":', '"stack":1', 1).encode()))
     with pytest.raises(JournalError, match="checkpoint differs"):
         replay_path(config, tmp_path / "journal", io.StringIO())
     # The segment alone starts from its (tampered) checkpoint: replay accepts it, and the
@@ -429,3 +439,28 @@ def test_checkpoint_keeps_holds_penalties_staff_dealer_and_early_chips(tmp_path:
     assert restored.holds == {"pause": "break"}
     assert restored.dealer is not None and restored.dealer.name == "Ann"
     assert restored.snapshot() | {"t": 0} == engine.snapshot() | {"t": 0}
+
+
+def test_closed_segments_are_compressed_and_a_cut_short_compression_is_finished(
+    tmp_path: Path,
+) -> None:
+    journal, directory = _segment_dir(tmp_path, 4, 10.0)
+    journal.close()
+    closed = list_segments(directory)[:-1]
+    assert [p.name.endswith(".gz") for p in closed] == [True, True, True]
+    plain = [gzip.decompress(p.read_bytes()) for p in closed]
+    # As if a crash had struck while segments 2 and 3 were being compressed: 2 before its
+    # gzip was renamed in (a temporary file left), 3 after (both forms there).
+    two, three = closed[1], closed[2]
+    two_plain = two.with_name(two.name.removesuffix(".gz"))
+    two_plain.write_bytes(plain[1])
+    two.rename(directory / f".{two.name}.tmp")
+    three.with_name(three.name.removesuffix(".gz")).write_bytes(plain[2])
+    assert numbers(list_segments(directory)) == [1, 2, 3, 4]  # the plain ones are read
+
+    again = SegmentedJournal(directory, "t01", now=EPOCH + 100, fsync="never")
+    again.close()
+    files = sorted(directory.iterdir())  # no temporary file, no segment twice
+    assert numbers(files) == [1, 2, 3, 4]
+    assert [p.name.endswith(".gz") for p in files] == [True, True, True, False]
+    assert [gzip.decompress(p.read_bytes()) for p in list_segments(directory)[:-1]] == plain
