@@ -21,10 +21,8 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import datetime
 import json
 import os
-import platform
 import shutil
 import statistics
 import subprocess
@@ -33,6 +31,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from bench.machine import machine
 from controller.cli import demo_script
 from controller.config import Config, load_config
 from controller.daemon import MAX_BATCH, Daemon
@@ -113,30 +112,17 @@ def run_once(config: Config, events: list[Event], variant: str, base: Path) -> d
         shutil.rmtree(where, ignore_errors=True)
 
 
-def machine(journal_dir: Path) -> dict[str, Any]:
-    cpu = "unknown"
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith(("model name", "Model")):
-                cpu = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
+def journal_machine(journal_dir: Path) -> dict[str, Any]:
+    """The machine, and the file system the journal was written to."""
     fs = subprocess.run(
         ["df", "--output=fstype,source", str(journal_dir)],
         capture_output=True,
         text=True,
         check=False,
     ).stdout.split()
-    return {
-        "cpu": cpu,
-        "cores": len(os.sched_getaffinity(0)),
-        "python": platform.python_version(),
-        "kernel": platform.release(),
+    return machine() | {
         "journal_dir": str(journal_dir),
         "journal_fs": " ".join(fs[2:]) if len(fs) >= 4 else "unknown",
-        "date": datetime.date.today().isoformat(),
-        "load_average_1min": round(os.getloadavg()[0], 2),  # other work on the machine
     }
 
 
@@ -177,7 +163,7 @@ def main() -> None:
         }
         for v in VARIANTS
     }
-    host = machine(args.dir)
+    host = journal_machine(args.dir)
     host["load_average_1min"] = [load_before, host["load_average_1min"]]  # before, after
     result = {
         "machine": host,

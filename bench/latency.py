@@ -10,7 +10,6 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
-import platform
 import statistics
 import subprocess
 import tempfile
@@ -22,9 +21,11 @@ from typing import Any
 from paho.mqtt.client import Client, MQTTMessage
 from paho.mqtt.enums import CallbackAPIVersion
 
+from bench.machine import machine
 from controller.config import load_config
 from controller.daemon import Daemon
 from controller.localbroker import LocalBroker
+from controller.registry import load_deck
 from controller.trace import ButtonPress, Command
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -96,8 +97,8 @@ def controller_round_trip(port: int, n: int, fsync: str) -> list[float]:
     daemon = Daemon(config, broker=broker)
     daemon.start()
     board = daemon.sim_boards["card_reader"]
-    deck = daemon.engine.deck
-    assert deck is not None
+    assert config.registries.deck is not None
+    deck = load_deck(config.registries.deck)
     for seat in (1, 2):
         daemon.submit(Command(0.0, "seat", {"seat": seat, "player": f"P{seat}", "stack": 1000}))
     daemon.submit(Command(0.0, "level", {"small_blind": 5, "big_blind": 10, "ante": 0}))
@@ -128,23 +129,10 @@ def summary(samples: list[float]) -> dict[str, float]:
     }
 
 
-def machine() -> dict[str, Any]:
-    cpu = "unknown"
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith(("model name", "Model")):
-                cpu = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
+def broker_machine() -> dict[str, Any]:
+    """The machine, and the mosquitto it ran against."""
     mosq = subprocess.run(["mosquitto", "-h"], capture_output=True, text=True, check=False)
-    return {
-        "cpu": cpu,
-        "cores": len(__import__("os").sched_getaffinity(0)),
-        "python": platform.python_version(),
-        "kernel": platform.release(),
-        "mosquitto": (mosq.stdout.splitlines() or ["?"])[0],
-    }
+    return machine() | {"mosquitto": (mosq.stdout.splitlines() or ["?"])[0]}
 
 
 def main() -> None:
@@ -161,7 +149,7 @@ def main() -> None:
     finally:
         broker.stop()
     result = {
-        "machine": machine(),
+        "machine": broker_machine(),
         "frames": args.frames,
         "bare_paho": bare,
         "controller_fsync_interval": ours,

@@ -6,8 +6,6 @@ import argparse
 import cProfile
 import io
 import json
-import os
-import platform
 import pstats
 import statistics
 import time
@@ -15,6 +13,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from bench.machine import machine
 from controller.engine import Engine
 from controller.trace import Event
 from tests.oracle import OracleHand, generate_hands, new_engine, replay_pokerkit, trace_of
@@ -45,17 +44,6 @@ def timed(run: Callable[[], object], repeats: int) -> list[float]:
         run()
         out.append(time.perf_counter() - start)
     return out
-
-
-def cpu_model() -> str:
-    """The CPU model name from /proc/cpuinfo, if readable."""
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or "unknown"
 
 
 def profile_engine(traces: Sequence[Sequence[Event]], top: int = 10) -> str:
@@ -114,11 +102,7 @@ def main() -> None:
             "runs_s": [round(s, 3) for s in theirs],
         },
         "ratio_engine_over_pokerkit": round(ours_rate / theirs_rate, 3),
-        "machine": {
-            "cpu": cpu_model(),
-            "cores": _cores(),
-            "python": platform.python_version(),
-        },
+        "machine": machine(),
     }
     print(json.dumps(result, indent=2))
     if args.json is not None:
@@ -126,10 +110,6 @@ def main() -> None:
         args.json.write_text(json.dumps(result, indent=2) + "\n")
     if args.profile:
         print(profile_engine(traces))
-
-
-def _cores() -> int:
-    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 0
 
 
 if __name__ == "__main__":
