@@ -931,6 +931,11 @@ class Engine:
                 refunds={str(s): c for s, c in refunds.items()},
                 rule="1",
             )
+        self._close_hand(hand)
+
+    def _close_hand(self, hand: Hand) -> None:
+        """The hand is over, however it ended: penalties count it, `hand_completed` gives the
+        stacks, and its cards are remembered (one of them seen again is no new hand)."""
         self._count_penalties(hand)
         self._event(
             "hand_completed",
@@ -1061,13 +1066,7 @@ class Engine:
             self._event(
                 "bets_returned", refunds={str(s): c for s, c in sorted(refunds.items())}, rule="35E"
             )
-        self._count_penalties(hand)
-        self._event(
-            "hand_completed",
-            stacks={str(s): self.seats[s].stack for s in hand.dealt_in},
-        )
-        self._last_hand_cards = {c for cards in hand.hole.values() for c in cards} | set(hand.board)
-        self.hand = None
+        self._close_hand(hand)
 
     # ------------------------------------------------------------------ tags
 
