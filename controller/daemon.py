@@ -21,7 +21,7 @@ from controller.config import BrokerConfig, Config, ReaderConfig
 from controller.delivery import AckedMark, Redelivery, acked_path
 from controller.engine import Engine
 from controller.engine.checkpoint import checkpoint, restore
-from controller.errors import DeviceError, JournalError, TableError
+from controller.errors import DeviceError, JournalError, RetentionError, TableError
 from controller.journal import InputJournal, open_journal
 from controller.messages import ALERTS, REPLIES, STATE, Message
 from controller.publisher import Publisher
@@ -689,10 +689,25 @@ class Daemon:
             return  # not before the broker acknowledged every event the segment produced
         try:
             journal.rotate(checkpoint(self.engine), self.engine.t)
+        except RetentionError as exc:  # rotated; old segments stay until the next rotation
+            log.error("%s", exc)
+            self._emit_own(self._alert_message("journal_error", str(exc), {}, "warning"))
         except JournalError as exc:  # the current segment stays in use; retried next time
             log.error("journal rotation failed: %s", exc)
             text = f"journal rotation failed: {exc}"
-            self._publish(self._alert_message("journal_error", text, {}, "warning"))
+            self._emit_own(self._alert_message("journal_error", text, {}, "warning"))
+
+    def _emit_own(self, message: Message) -> None:
+        """Publish a message the daemon makes outside a batch (a problem noticed after the
+        commit), journaled and committed first like every other."""
+        try:
+            self._record("daemon", [message])
+            if self.journal is not None:
+                self.journal.commit()
+        except JournalError as exc:
+            self._fail(exc)
+            return
+        self._publish(message)
 
     def _publish(self, message: Message) -> None:
         if self.publisher is not None:

@@ -31,5 +31,9 @@ class JournalError(TableError):
     """The journal could not be read or written."""
 
 
+class RetentionError(JournalError):
+    """Old journal segments could not be deleted (the journal itself is fine)."""
+
+
 class CheckpointError(JournalError):
     """An engine checkpoint cannot be taken now, or a journal's checkpoint cannot be restored."""

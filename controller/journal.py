@@ -17,13 +17,14 @@ import os
 import re
 import shutil
 import threading
+import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, BinaryIO
 
 from controller.config import JournalConfig
-from controller.errors import JournalError, TraceError
+from controller.errors import JournalError, RetentionError, TraceError
 from controller.messages import Message
 from controller.trace import Event, event_to_json, iter_trace
 
@@ -206,11 +207,20 @@ def parse_lines(lines: list[str], source: str, *, require_header: bool = False) 
     )
 
 
+def journal_lines(text: str) -> list[str]:
+    """A journal's lines, each with its "\n" (a torn last one without). Split on "\n"
+    only: str.splitlines would also split inside JSON text holding U+2028, U+0085 ...,
+    which the journal writes as they are."""
+    lines = [line + "\n" for line in text.split("\n")]
+    lines[-1] = lines[-1][:-1]
+    return lines if lines[-1] else lines[:-1]
+
+
 def _read_text(path: Path) -> str:
     try:
         data = path.read_bytes()
         return (gzip.decompress(data) if path.name.endswith(GZ) else data).decode("utf-8")
-    except (OSError, EOFError) as exc:  # EOFError: a truncated gzip
+    except (OSError, EOFError, zlib.error) as exc:  # EOFError, zlib.error: a damaged gzip
         raise TraceError(f"{path}: {getattr(exc, 'strerror', None) or exc}") from exc
     except UnicodeDecodeError as exc:
         raise TraceError(f"{path}: not UTF-8 text ({exc.reason})") from exc
@@ -222,7 +232,7 @@ def read_trace_file(path: Path) -> Segment:
     In a journal (a file with the header line) a last line without its newline was torn by a
     power cut and never applied: it is ignored, as the daemon does.
     """
-    lines = _read_text(path).splitlines(keepends=True)
+    lines = journal_lines(_read_text(path))
     if lines and HEADER_RE.match(lines[0].strip()) and not lines[-1].endswith("\n"):
         lines = lines[:-1]
     return parse_lines(lines, str(path))
@@ -281,7 +291,7 @@ def read_journal_dir(directory: Path) -> list[Segment]:
     """Every retained segment of a journal directory, oldest first, checked to belong together."""
     segments: list[Segment] = []
     for path in list_segments(directory):
-        lines = _read_text(path).splitlines(keepends=True)
+        lines = journal_lines(_read_text(path))
         if lines and not lines[-1].endswith("\n"):
             lines = lines[:-1]
         segment = parse_lines(lines, str(path), require_header=True)
@@ -391,7 +401,7 @@ class Journal:
             os.truncate(self.path, keep)
             data = data[:keep]
         try:
-            lines = data.decode("utf-8").splitlines(keepends=True)
+            lines = journal_lines(data.decode("utf-8"))
         except UnicodeDecodeError as exc:
             raise JournalError(f"journal {self.path}: not UTF-8 text ({exc.reason})") from exc
         match = HEADER_RE.match(lines[0].strip()) if lines else None
@@ -505,7 +515,7 @@ def _peek(path: Path) -> _SegmentInfo:
         with gzip.open(path, "rb") if path.name.endswith(GZ) else path.open("rb") as fh:
             header = fh.readline().decode("utf-8", errors="replace").strip()
             second = fh.readline().decode("utf-8", errors="replace")
-    except (OSError, EOFError) as exc:  # EOFError: a truncated gzip
+    except (OSError, EOFError, zlib.error) as exc:  # EOFError, zlib.error: a damaged gzip
         raise JournalError(f"journal {path}: {getattr(exc, 'strerror', None) or exc}") from exc
     match = HEADER_RE.match(header)
     number = int(match["segment"]) if match and match["segment"] else None
@@ -676,11 +686,19 @@ class SegmentedJournal:
         old.sync()  # the old segment is complete on storage before the new one exists
         number = (old.segment or 1) + 1
         path = self._create(number, self.epoch, (t, state))
-        self.active = self._open(path)
+        try:
+            self.active = self._open(path)
+        except JournalError:
+            path.unlink(missing_ok=True)  # the old segment stays the active one, whole
+            _fsync_dir(self.directory)
+            raise
         old.close()
         log.info("journal rotated to %s", path.name)
         self._compress(old.path)
-        self.enforce_retention(self.epoch + t)
+        try:
+            self.enforce_retention(self.epoch + t)
+        except JournalError as exc:
+            raise RetentionError(f"rotated to {path.name}, but retention failed: {exc}") from exc
         return path
 
     def enforce_retention(self, now: float) -> list[Path]:

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import gzip
 from pathlib import Path
 
 import pytest
 
 from controller.config import load_config
-from controller.errors import ConfigError, JournalError
-from controller.journal import Journal
+from controller.errors import ConfigError, JournalError, TraceError
+from controller.journal import Journal, read_trace_file
+from controller.messages import ALERTS, Message
 from controller.trace import ButtonPress, Command, Tick, load_trace
 
 EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "sim-table.toml"
@@ -69,3 +71,32 @@ def test_config_refuses_unknown_fsync_policy(tmp_path: Path) -> None:
     cfg.write_text(text)
     with pytest.raises(ConfigError, match=r"\[journal\] fsync: 'sometimes' is not one of"):
         load_config(cfg)
+
+
+def test_text_with_line_separators_inside_a_record_reads_back_whole(tmp_path: Path) -> None:
+    """JSON text may hold U+2028, U+2029, U+0085 as they are (a board's error text, say):
+    the journal splits lines on "\\n" only, so such a record is not cut in two."""
+    path = tmp_path / "t01.journal"
+    journal = Journal(path, "t01", now=1000.0)
+    journal.append(ButtonPress(1.0, "shuffler"))
+    odd = "antenna\u2028burn\u2029open\u0085circuit\r"
+    journal.record(1.0, "daemon", Message(ALERTS, {"type": "reader_error", "text": odd}))
+    journal.append(ButtonPress(2.0, "check"))
+    journal.commit()
+    journal.close()
+    again = Journal(path, "t01", now=2000.0)  # the daemon's own reading at a restart
+    assert [e.t for e in again.events] == [1.0, 2.0]
+    assert again.outputs[1][0].message.payload["text"] == odd
+    again.close()
+    assert read_trace_file(path).outputs[1][0].message.payload["text"] == odd
+
+
+def test_a_damaged_compressed_segment_is_a_clear_error(tmp_path: Path) -> None:
+    segment = tmp_path / "journal-1000-000001.jsonl.gz"
+    header = b"# tablectl-journal v1 epoch=1000 table=t01 segment=1\n"
+    segment.write_bytes(gzip.compress(header)[:-9])  # truncated
+    with pytest.raises(TraceError, match=str(segment.name)):
+        read_trace_file(segment)
+    segment.write_bytes(b"\x1f\x8b\x08\x00" + b"\x00" * 6 + b"not deflate at all")
+    with pytest.raises(TraceError, match=str(segment.name)):
+        read_trace_file(segment)

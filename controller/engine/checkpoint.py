@@ -12,8 +12,9 @@ from controller.engine.engine import Engine, Level, Staffer
 from controller.engine.positions import Positions
 from controller.errors import CheckpointError
 
-VERSION = 2
-KNOWN_VERSIONS = frozenset({2})  # 2: holds, penalties, away, staff, dealer, floor, early chips
+VERSION = 3
+#: 2: holds, penalties, away, staff, dealer, floor, early chips; 3: answered request ids
+KNOWN_VERSIONS = frozenset({2, 3})
 
 
 def _level(level: Level) -> dict[str, Any]:
