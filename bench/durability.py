@@ -91,7 +91,7 @@ def run_once(config: Config, events: list[Event], variant: str, base: Path) -> d
         start = time.perf_counter()
         for batch in batches:
             t0 = time.perf_counter()
-            daemon.handle(batch)  # type: ignore[arg-type]
+            daemon.handle(batch)
             samples.append(time.perf_counter() - t0)
         elapsed = time.perf_counter() - start
         segments = 0

@@ -10,7 +10,7 @@ import queue
 import secrets
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -25,7 +25,7 @@ from controller.errors import DeviceError, JournalError, RetentionError, TableEr
 from controller.journal import InputJournal, open_journal
 from controller.messages import ALERTS, REPLIES, STATE, Message
 from controller.publisher import Publisher
-from controller.replay import build_engine, flag_last, journal_steps
+from controller.replay import Step, build_engine, flag_last, journal_steps
 from controller.trace import Command, Device, Event, TagIn, TagOut, Tick
 
 log = logging.getLogger("tablectl.daemon")
@@ -257,6 +257,7 @@ class Daemon:
         self._watchdog_next = time.monotonic()
         self._status_sent = self._status_text()
         sdnotify.notify(f"READY=1\nSTATUS={self._status_sent}")
+        self._request_draw()  # a four-card flop's draw the stop left unasked (RP-14)
         self._thread = threading.Thread(target=self._loop, name="tablectl-engine", daemon=True)
         self._thread.start()
 
@@ -289,10 +290,12 @@ class Daemon:
             event = step.event
             if event is None:
                 continue
+            self.last_t = event.t
             problem = step.mismatch(last=last)
             if problem is not None:
                 mismatches.append(f"t={event.t}: {problem}")
-            self.last_t = event.t
+            elif last:
+                self._complete_torn_tail(journal, step)
             if isinstance(event, Device):
                 self.device_states[event.name] = event.state
             elif isinstance(event, TagIn | TagOut) and event.uid is not None:
@@ -328,6 +331,20 @@ class Daemon:
             log.error("%s", text)
             messages.append(self._alert_message("delivery_gap", text, {}, "critical"))
         return messages
+
+    def _complete_torn_tail(self, journal: InputJournal, step: Step) -> None:
+        """The process died while journaling the last input's messages (none of which was
+        published: that comes after the commit): journal the rest now, so that the record
+        is whole before anything follows it."""
+        if step.recorded is None:
+            return
+        done = sum(1 for o in step.recorded if o.src == "engine")
+        missing = step.produced[done:]
+        if missing:
+            for message in missing:
+                journal.record(self.last_t, "engine", message)
+            journal.commit()
+            log.warning("journal: %d message(s) of the last input recorded now", len(missing))
 
     def _seed_view_from_checkpoint(self) -> None:
         """Cards a checkpoint says are on the table, as tag UIDs (chips are not kept)."""
@@ -505,7 +522,12 @@ class Daemon:
                 except queue.Empty:
                     break
             if batch:
-                self.handle(batch)
+                try:
+                    self.handle(batch)
+                except Exception as exc:  # a bug must not stop the table taking inputs
+                    log.exception("batch of %d input(s) failed", len(batch))
+                    text = f"{type(exc).__name__}: {exc}"
+                    self._emit_own(self._alert_message("daemon_fault", text, {}, "critical"))
                 self._update_status()
             if item is None and self._stopping.is_set():
                 return
@@ -540,7 +562,7 @@ class Daemon:
         """Journal and apply one item, commit, publish what it produced (a batch of one)."""
         return self.handle([item])
 
-    def handle(self, batch: list[Item]) -> list[Message]:
+    def handle(self, batch: Sequence[Item]) -> list[Message]:
         """Journal and apply a batch of items; commit the journal once; only then publish
         what they produced and let it have effect (lamps, staff file, PUBACKs).
 
@@ -563,11 +585,21 @@ class Daemon:
             return []
         for message in out:
             self._publish(message)
-        for effect in effects:
-            effect()
-        self._update_lamps()
-        self._rotate_journal_if_due()
+        for effect in [*effects, self._update_lamps, self._rotate_journal_if_due]:
+            self._guarded(effect)
         return out
+
+    def _guarded(self, effect: Callable[[], None]) -> None:
+        """Run one effect of a committed batch (a lamp, a PUBACK, the staff file, a
+        rotation): whatever it raises is told to the room, and the next one still runs."""
+        try:
+            effect()
+        except JournalError as exc:
+            self._fail(exc)
+        except Exception as exc:
+            log.exception("after the commit: %r failed", effect)
+            text = f"{type(exc).__name__}: {exc}"
+            self._emit_own(self._alert_message("daemon_fault", text, {}, "critical"))
 
     def _take(self, item: Item, effects: list[Callable[[], None]]) -> list[Message]:
         """Journal one item and apply it; journal what it produced; return that."""

@@ -19,6 +19,8 @@ from controller.registry import ChipRegistry, DeckRegistry, load_chips, load_dec
 from controller.staff import StaffRegistry, load_staff
 from controller.trace import Event, Tick
 
+log = logging.getLogger("tablectl.replay")
+
 
 def build_engine(config: Config, staff: StaffRegistry | None = None) -> Engine:
     """The engine for a configuration, with its registries loaded.
@@ -95,10 +97,21 @@ def journal_steps(
     engine: Engine, events: Sequence[Event], outputs: Mapping[int, list[Output]]
 ) -> Iterator[Step]:
     """Journaled inputs through the engine exactly as journaled (the daemon journaled every
-    tick it applied: none is added), each with the `out` records written after it."""
-    yield Step(None, [], outputs.get(0, []))
+    tick it applied: none is added), each with the `out` records written after it.
+
+    A journal written before outputs were journaled has no `out` record at all: its steps
+    have nothing to be checked against (`recorded` None). An input the engine failed on
+    produces nothing, as it did live (the daemon journaled its alert instead).
+    """
+    journaled = bool(outputs) or not events
+    yield Step(None, [], outputs.get(0, []) if journaled else None)
     for position, event in enumerate(events, start=1):
-        yield Step(event, engine.apply(event), outputs.get(position, []))
+        try:
+            produced = engine.apply(event)
+        except Exception:
+            log.exception("journaled input at t=%s failed in the engine, as it did live", event.t)
+            produced = []
+        yield Step(event, produced, outputs.get(position, []) if journaled else None)
 
 
 def segment_steps(engine: Engine, segment: Segment) -> Iterator[Step]:
@@ -130,9 +143,6 @@ def replay(config: Config, events: Iterable[Event], out: TextIO) -> int:
             out.write(message.to_line(prefix) + "\n")
             count += 1
     return count
-
-
-log = logging.getLogger("tablectl.replay")
 
 
 def same_checkpoint(ours: dict[str, Any], stored: dict[str, Any]) -> bool:

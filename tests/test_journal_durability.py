@@ -11,13 +11,15 @@ from typing import Any
 
 import pytest
 
-from controller.config import load_config
+from controller.config import Config, load_config
 from controller.daemon import Daemon, DeviceAlert, RefusedCommand
+from controller.engine import Engine
+from controller.errors import DeviceError
 from controller.journal import open_journal, read_trace_file
 from controller.messages import Message
 from controller.replay import replay_path
-from controller.trace import Badge, ButtonPress, Command, TagIn
-from tests.broker import Mosquitto, Subscriber
+from controller.trace import Badge, ButtonPress, Command, TagIn, event_to_json
+from tests.broker import Mosquitto, Received, Subscriber
 from tests.table_rig import (
     PREFIX,
     STEP_TIMEOUT,
@@ -194,3 +196,122 @@ def test_a_journal_replays_with_the_staff_it_started_with(
         assert not any(p.get("type") == "dealer_changed" for p in replayed)
     finally:
         room.close()
+
+
+def _sim_config(tmp_path: Path) -> Config:
+    config = load_config(EXAMPLE)
+    return dataclasses.replace(
+        config, journal=dataclasses.replace(config.journal, path=tmp_path / "t01.journal")
+    )
+
+
+def _offline(config: Config) -> Daemon:
+    """The daemon's journal-then-publish path alone (no devices, no broker)."""
+    daemon = Daemon(config, clock=lambda: 1_700_000_000.0)
+    daemon.journal = open_journal(config.journal, config.table.id, now=1_700_000_000.0)
+    return daemon
+
+
+SEATS = [
+    Command(0.0, "seat", {"seat": 1, "player": "Alice", "stack": 20000, "id": "r1"}),
+    Command(0.0, "seat", {"seat": 2, "player": "Bruno", "stack": 20000, "id": "r2"}),
+]
+
+
+@pytest.mark.timeout(120)
+def test_a_journal_cut_inside_an_inputs_messages_is_completed_at_the_restart(
+    tmp_path: Path, mosquitto: Mosquitto
+) -> None:
+    """The process died after journaling an input and only part of its messages (nothing of
+    it was published: that comes after the commit). The restart records the rest before
+    anything follows, so the journal never shows a difference later."""
+    config = _sim_config(tmp_path)
+    broker = mosquitto.broker_config(prefix="poker/torn/t01", client_id="torn-t01")
+    first = _offline(config)
+    first.handle(SEATS)
+    assert first.journal is not None
+    first.journal.close()
+    path = tmp_path / "t01.journal"
+    lines = path.read_text().split("\n")
+    last_input = max(i for i, line in enumerate(lines) if line.startswith('{"t"'))
+    assert lines[last_input + 2].startswith('{"out"')  # it had two messages or more
+    path.write_text("\n".join(lines[: last_input + 2]) + "\n")  # keep only the first
+
+    room = Subscriber(mosquitto, "poker/torn/t01/#")
+    try:
+        for request in ("x1", "x2"):  # two restarts, an input between them
+            daemon = Daemon(config, broker=broker)
+            daemon.start()
+            daemon.submit_command("pause", json.dumps({"id": request}).encode())
+
+            def answered(ms: list[Received], r: str = request) -> bool:
+                return any(r.encode() in m.payload for m in ms)
+
+            assert room.wait_for(answered)
+            daemon.stop()
+        alerts = [json.loads(m.payload)["type"] for m in room.messages("poker/torn/t01/alerts")]
+        assert "journal_mismatch" not in alerts
+    finally:
+        room.close()
+    result = replay_path(config, path, io.StringIO())
+    assert result.mismatches == []
+    torn = read_trace_file(path).outputs[last_input - 1]  # positions count the inputs
+    assert len([o for o in torn if o.src == "engine"]) >= 2
+
+
+def test_a_journal_without_output_records_replays_unverified(tmp_path: Path) -> None:
+    """Journals written before outputs were journaled hold inputs only: nothing to check."""
+    config = _sim_config(tmp_path)
+    path = tmp_path / "old.journal"
+    path.write_text(
+        "# tablectl-journal v1 epoch=1700000000.000000 table=t01\n"
+        + "".join(event_to_json(e) + "\n" for e in SEATS)
+    )
+    out = io.StringIO()
+    result = replay_path(config, path, out)
+    assert result.mismatches == [] and result.messages > 0
+
+
+def test_an_input_the_engine_failed_on_replays_as_it_went_live(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A bug that makes the engine raise on one input: live, the input is journaled and an
+    engine_fault alert published; replay and recovery go past it the same way."""
+    original = Engine.apply
+
+    def apply(engine: Engine, event: Any) -> list[Message]:
+        if isinstance(event, ButtonPress) and event.name == "exposed":
+            raise RuntimeError("injected engine bug")
+        return original(engine, event)
+
+    monkeypatch.setattr(Engine, "apply", apply)
+    config = _sim_config(tmp_path)
+    daemon = _offline(config)
+    daemon.handle([*SEATS, ButtonPress(1.0, "exposed"), ButtonPress(2.0, "shuffler")])
+    assert daemon.journal is not None
+    daemon.journal.close()
+    out = io.StringIO()
+    result = replay_path(config, tmp_path / "t01.journal", out)
+    assert result.mismatches == []
+    types = [json.loads(line)["payload"].get("type") for line in out.getvalue().splitlines()]
+    assert "engine_fault" in types and "hand_started" in types  # and it went on
+
+
+def test_an_effect_that_fails_after_the_commit_is_told_and_the_next_input_goes_on(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    config = _sim_config(tmp_path)
+    daemon = _offline(config)
+    probe = JournalProbe(tmp_path / "t01.journal")
+    daemon.publisher = probe  # type: ignore[assignment]
+
+    def broken_lamps() -> None:
+        raise DeviceError("GPIO17: lamp driver not answering")
+
+    monkeypatch.setattr(daemon, "_update_lamps", broken_lamps)
+    daemon.handle(SEATS[:1])
+    daemon.handle(SEATS[1:])
+    faults = [m.payload for m, _ in probe.published if m.payload.get("type") == "daemon_fault"]
+    assert len(faults) == 2 and "lamp driver" in faults[0]["message"]
+    assert all(journaled for _, journaled in probe.published)
+    assert daemon.engine.seats[2].player == "Bruno"
