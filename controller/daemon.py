@@ -110,7 +110,7 @@ class Daemon:
         self._watchdog_next = 0.0
         self._status_sent = ""
         self._request_ids = itertools.count(1)
-        self._run_id = f"{int(clock()):x}"
+        self._run_id = secrets.token_hex(4)  # no clock: a Pi may boot with a wrong one
         # resilience: device availability as journaled, restart resync, delivery mark
         self.device_states: dict[str, str] = {}  # name -> "offline"/"online" (journaled)
         self.tag_view: dict[str, list[str]] = {}  # antenna -> uids, as journaled
@@ -170,34 +170,22 @@ class Daemon:
 
     def next_request_id(self) -> str:
         """A request id for a room command that came without one: unique across restarts
-        too (the engine applies a request id once), as it names this run's start."""
+        too (the engine applies a request id once), as it names this run at random."""
         return f"auto-{self._run_id}-{next(self._request_ids)}"
 
     def submit_command(
-        self,
-        name: str,
-        payload: bytes,
-        retained: bool = False,
-        ack: Callable[[], None] | None = None,
+        self, name: str, payload: bytes, ack: Callable[[], None] | None = None
     ) -> None:
         """A room command from MQTT `cmd/<name>`: queued if valid, else answered as refused.
 
         A valid command is journaled and applied by the loop, and the engine answers it on
         `replies`; a malformed one changes nothing and gets an `ok: false` reply plus a
-        `command_malformed` alert (controller/commands.py says what is malformed), and so
-        does a retained one (it would be applied again at every reconnection). `ack` (the
-        broker's PUBACK) is called once the command or its refusal is journaled.
+        `command_malformed` alert (controller/commands.py says what is malformed). `ack`
+        (the broker's PUBACK) is called once the command or its refusal is journaled.
         """
         item: Command | RefusedCommand
         try:
             item = parse_room_command(name, payload, t=self.now(), next_id=self.next_request_id)
-            if retained:
-                raise CommandError(
-                    "a retained command is not accepted (it would be applied again at every "
-                    "reconnection): publish commands with retain=false, and clear this one "
-                    "by publishing an empty retained payload on its topic",
-                    str(item.args["id"]),
-                )
         except CommandError as exc:
             item = RefusedCommand(command_label(name), exc.request_id, str(exc))
         except Exception as exc:  # never let a payload take the MQTT thread down

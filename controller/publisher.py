@@ -15,6 +15,7 @@ from paho.mqtt.enums import CallbackAPIVersion, MQTTErrorCode, MQTTProtocolVersi
 from paho.mqtt.packettypes import PacketTypes
 from paho.mqtt.properties import Properties
 from paho.mqtt.reasoncodes import ReasonCode
+from paho.mqtt.subscribeoptions import SubscribeOptions
 
 from controller.config import BrokerConfig
 from controller.errors import TableError
@@ -48,9 +49,9 @@ class _Entry:
     seq: int | None = None  # an events message's seq
 
 
-CommandSink = Callable[[str, bytes, bool, Callable[[], None]], None]
-"""on_command(name, payload, retained, ack): a message on `cmd/<name>`; call `ack()` once
-it is safely taken (journaled): only then does the broker hear the PUBACK."""
+CommandSink = Callable[[str, bytes, Callable[[], None]], None]
+"""on_command(name, payload, ack): a message on `cmd/<name>`; call `ack()` once it is
+safely taken (journaled): only then does the broker hear the PUBACK."""
 
 
 class Publisher:
@@ -332,7 +333,10 @@ class Publisher:
             log.error("broker refused the connection: %s", reason_code)
             return
         if self._on_command is not None:
-            client.subscribe(f"{self._prefix}/cmd/#", qos=1)
+            # Retain Handling 2: a command left retained on the broker is never sent to the
+            # table at (re)subscription, so it is applied once, when it was published.
+            options = SubscribeOptions(qos=1, retainHandling=SubscribeOptions.RETAIN_DO_NOT_SEND)
+            client.subscribe(f"{self._prefix}/cmd/#", options=options)
         with self._cond:
             self._connects += 1
             self._connected = True
@@ -395,8 +399,7 @@ class Publisher:
             ack()
             return
         try:
-            name = message.topic[len(base) :]
-            self._on_command(name, bytes(message.payload), message.retain, ack)
+            self._on_command(message.topic[len(base) :], bytes(message.payload), ack)
         except Exception:
             log.exception("command handler failed on %s", message.topic)
             ack()  # a payload the handler cannot take would come back at every reconnection
