@@ -22,10 +22,11 @@ from controller.delivery import AckedMark, Redelivery, acked_path
 from controller.engine import Engine
 from controller.engine.checkpoint import checkpoint, restore
 from controller.errors import DeviceError, JournalError, RetentionError, TableError
-from controller.journal import InputJournal, open_journal
+from controller.journal import InputJournal, SegmentedJournal, open_journal
 from controller.messages import ALERTS, REPLIES, STATE, Message
 from controller.publisher import Publisher
 from controller.replay import Step, build_engine, flag_last, journal_steps
+from controller.staff import load_staff
 from controller.trace import Command, Device, Event, TagIn, TagOut, Tick
 
 log = logging.getLogger("tablectl.daemon")
@@ -211,6 +212,7 @@ class Daemon:
                 # A new journal opens with the state it starts from, staff registry
                 # included: it replays the same whatever the table's files say later.
                 self.journal.write_checkpoint(self.engine.t, checkpoint(self.engine))
+            self._adopt_staff_file()
             if self.journal.events:  # a restart: catch up what moved meanwhile first
                 self._resyncing = {"card_reader", "chip_reader"}
                 self._resync_by = time.monotonic() + RESYNC_TIMEOUT
@@ -319,6 +321,26 @@ class Daemon:
             log.error("%s", text)
             messages.append(self._alert_message("delivery_gap", text, {}, "critical"))
         return messages
+
+    def _adopt_staff_file(self) -> None:
+        """The staff file may have been edited while the daemon was stopped: what differs
+        from the registry the journal left becomes `staff` commands, journaled inputs like
+        the room's (so a replay still gives what was published)."""
+        path = self.config.badge.staff
+        if path is None:
+            return
+        try:
+            wanted = {m.uid: m for m in load_staff(path)}
+        except TableError as exc:
+            log.error("staff file %s not taken: %s", path, exc)
+            return
+        have = {m.uid: (m.name, m.role) for m in self.engine.staff_members()}
+        for uid, member in sorted(wanted.items()):
+            if have.get(uid) != (member.name, member.role):
+                args = {"uid": uid, "person": member.name, "role": member.role}
+                self.submit(Command(t=self.now(), name="staff", args=args))
+        for uid in sorted(have.keys() - wanted.keys()):
+            self.submit(Command(t=self.now(), name="staff", args={"uid": uid, "remove": True}))
 
     def _complete_torn_tail(self, journal: InputJournal, step: Step) -> None:
         """The process died while journaling the last input's messages (none of which was
@@ -474,10 +496,27 @@ class Daemon:
         if self.acked is not None:
             self.acked.stop()
         if self.journal is not None:
+            self._rotate_at_stop(self.journal)
             try:
                 self.journal.close()
             except (JournalError, OSError) as exc:
                 log.error("journal close failed: %s", exc)
+
+    def _rotate_at_stop(self, journal: InputJournal) -> None:
+        """A clean stop between hands, every event acknowledged, starts a new segment from a
+        checkpoint: the next start (maybe of another version) replays nothing of this run."""
+        if (
+            self.failed is not None
+            or self.engine.hand is not None
+            or not isinstance(journal, SegmentedJournal)
+            or not journal.has_inputs
+            or (self.acked is not None and self.acked.written < self.engine.seq)
+        ):
+            return
+        try:
+            journal.rotate(checkpoint(self.engine), self.engine.t)
+        except JournalError as exc:  # the journal is whole as it is: recovery replays it
+            log.error("journal rotation at stop failed: %s", exc)
 
     # ------------------------------------------------------------------ the loop
 

@@ -344,6 +344,7 @@ class Journal:
         self.path = path
         self.fsync = fsync
         self.events: list[Event] = []
+        self.appended = 0  # inputs appended since it was opened
         self.outputs: dict[int, list[Output]] = {}
         self.checkpoint: dict[str, Any] | None = None
         self.checkpoint_t: float | None = None
@@ -426,6 +427,12 @@ class Journal:
     def append(self, event: Event) -> None:
         """Write one input before the caller applies it (durable at the next `commit`)."""
         self._write(event_to_json(event))
+        self.appended += 1
+
+    @property
+    def has_inputs(self) -> bool:
+        """It holds an input (found at start, or appended since)."""
+        return bool(self.events) or self.appended > 0
 
     def record(self, t: float, src: str, message: Message) -> None:
         """Write one output before the caller publishes it (durable at the next `commit`)."""
@@ -670,6 +677,11 @@ class SegmentedJournal:
     def blank(self) -> bool:
         """Nothing but the active segment's header has been written."""
         return self.active.blank
+
+    @property
+    def has_inputs(self) -> bool:
+        """The active segment holds an input."""
+        return self.active.has_inputs
 
     def write_checkpoint(self, t: float, state: dict[str, Any]) -> None:
         """Open the journal's (blank) first segment with the engine state it starts from."""

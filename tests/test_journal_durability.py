@@ -15,7 +15,7 @@ from controller.config import Config, load_config
 from controller.daemon import Daemon, DeviceAlert, RefusedCommand
 from controller.engine import Engine
 from controller.errors import DeviceError
-from controller.journal import open_journal, read_trace_file
+from controller.journal import open_journal, read_journal_dir, read_trace_file
 from controller.messages import Message
 from controller.replay import replay_path
 from controller.trace import Badge, ButtonPress, Command, TagIn, event_to_json
@@ -315,3 +315,68 @@ def test_an_effect_that_fails_after_the_commit_is_told_and_the_next_input_goes_o
     assert len(faults) == 2 and "lamp driver" in faults[0]["message"]
     assert all(journaled for _, journaled in probe.published)
     assert daemon.engine.seats[2].player == "Bruno"
+
+
+@pytest.mark.timeout(120)
+def test_a_staff_file_edited_while_stopped_is_taken_at_start_as_journaled_commands(
+    tmp_path: Path, mosquitto: Mosquitto
+) -> None:
+    staff = tmp_path / "staff.toml"
+    staff.write_text((EXAMPLE.parent / "staff" / "sim-staff.toml").read_text())
+    config = _sim_config(tmp_path)
+    config = dataclasses.replace(config, badge=dataclasses.replace(config.badge, staff=staff))
+    broker = mosquitto.broker_config(prefix="poker/staff/t01", client_id="staff-t01")
+    first = Daemon(config, broker=broker)
+    first.start()
+    first.stop()
+    assert "04B2C3D4E5F607" in first.engine.staff  # Luca Bianchi, a dealer
+    # The floor manager edits the file while the table is stopped: Luca leaves, Eva joins.
+    text = staff.read_text().replace('uid = "04B2C3D4E5F607"', 'uid = "04E5E5E5E5E5E5"')
+    staff.write_text(text.replace('name = "Luca Bianchi"', 'name = "Eva Neri"'))
+
+    again = Daemon(config, broker=broker)
+    again.start()
+    try:
+        def adopted() -> bool:
+            staff_now = again.engine.staff
+            return "04E5E5E5E5E5E5" in staff_now and "04B2C3D4E5F607" not in staff_now
+
+        assert poll(adopted, 10)
+    finally:
+        again.stop()
+    journaled = read_trace_file(tmp_path / "t01.journal").events
+    changes = [e for e in journaled if isinstance(e, Command) and e.name == "staff"]
+    assert [c.args for c in changes] == [
+        {"uid": "04E5E5E5E5E5E5", "person": "Eva Neri", "role": "dealer"},
+        {"uid": "04B2C3D4E5F607", "remove": True},
+    ]
+    assert replay_path(config, tmp_path / "t01.journal", io.StringIO()).mismatches == []
+
+
+@pytest.mark.timeout(120)
+def test_a_clean_stop_between_hands_starts_a_new_segment(
+    tmp_path: Path, mosquitto: Mosquitto
+) -> None:
+    """So the next start, maybe of an updated version, replays nothing this run journaled."""
+    config = _sim_config(tmp_path)
+    journal = dataclasses.replace(config.journal, path=None, directory=tmp_path / "journal")
+    config = dataclasses.replace(config, journal=journal)
+    broker = mosquitto.broker_config(prefix="poker/stop/t01", client_id="stop-t01")
+    first = Daemon(config, broker=broker)
+    first.start()
+    for command in SEATS:
+        first.submit_command(command.name, json.dumps(command.args).encode())
+    assert poll(lambda: first.engine.seats[2].player == "Bruno", 10)
+    first.stop()
+    segments = read_journal_dir(tmp_path / "journal")
+    assert [len(s.events) > 0 for s in segments] == [True, False]
+    assert segments[-1].checkpoint is not None
+    again = Daemon(config, broker=broker)
+    again.start()
+    try:
+        assert again.journal is not None and again.journal.events == []  # nothing replayed
+        assert again.engine.seats[2].player == "Bruno"
+        assert again.engine.seq == first.engine.seq
+    finally:
+        again.stop()
+    assert len(read_journal_dir(tmp_path / "journal")) == 2  # nothing new: no rotation
