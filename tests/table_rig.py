@@ -533,18 +533,21 @@ class TableRig:
 
 
 def journal_view(rig: TableRig) -> tuple[dict[str, set[str]], int, int]:
-    """Antenna contents, presses and commands, as the journal says."""
+    """Antenna contents, presses and room commands, as the journal says. Commands are
+    counted by request id: one the broker delivered again, or the room sent again, is
+    journaled twice but applied once."""
     view: dict[str, set[str]] = {}
-    presses = commands = 0
+    presses = 0
+    commands: set[str] = set()
     for event in rig.journal_inputs():
         if isinstance(event, TagIn | TagOut) and event.uid is not None:
             uids = view.setdefault(event.antenna, set())
             (uids.add if isinstance(event, TagIn) else uids.discard)(event.uid)
         elif isinstance(event, ButtonPress):
             presses += 1
-        elif isinstance(event, Command):
-            commands += 1
-    return {a: u for a, u in view.items() if u}, presses, commands
+        elif isinstance(event, Command) and isinstance(event.args.get("id"), str):
+            commands.add(event.args["id"])
+    return {a: u for a, u in view.items() if u}, presses, len(commands)
 
 
 STEP_TIMEOUT = 45.0
