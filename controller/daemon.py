@@ -507,10 +507,9 @@ class Daemon:
         checkpoint: the next start (maybe of another version) replays nothing of this run."""
         if (
             self.failed is not None
-            or self.engine.hand is not None
             or not isinstance(journal, SegmentedJournal)
             or not journal.has_inputs
-            or (self.acked is not None and self.acked.written < self.engine.seq)
+            or not self._rotation_allowed()
         ):
             return
         try:
@@ -742,10 +741,8 @@ class Daemon:
     def _rotate_journal_if_due(self) -> None:
         """Between hands, start a new journal segment (opening with a checkpoint) when due."""
         journal = self.journal
-        if journal is None or self.engine.hand is not None or not journal.rotation_due():
+        if journal is None or not journal.rotation_due() or not self._rotation_allowed():
             return
-        if self.acked is not None and self.acked.written < self.engine.seq:
-            return  # not before the broker acknowledged every event the segment produced
         try:
             journal.rotate(checkpoint(self.engine), self.engine.t)
         except RetentionError as exc:  # rotated; old segments stay until the next rotation
@@ -755,6 +752,13 @@ class Daemon:
             log.error("journal rotation failed: %s", exc)
             text = f"journal rotation failed: {exc}"
             self._emit_own(self._alert_message("journal_error", text, {}, "warning"))
+
+    def _rotation_allowed(self) -> bool:
+        """A segment closes between hands only, and only once the broker acknowledged every
+        event it produced (recovery re-sends from the active segment alone)."""
+        return self.engine.hand is None and (
+            self.acked is None or self.acked.written >= self.engine.seq
+        )
 
     def _emit_own(self, message: Message) -> None:
         """Publish a message the daemon makes outside a batch (a problem noticed after the
