@@ -13,10 +13,14 @@ import threading
 import time
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
-from controller.config import Config, load_config
+from controller.config import BrokerConfig, Config, load_config
 from controller.errors import TableError
 from controller.trace import Badge, Event, load_trace
+
+if TYPE_CHECKING:
+    from controller.watch import WatchIdentity
 
 DEFAULT_SIM_CONFIG = Path("examples/sim-table.toml")
 
@@ -134,17 +138,24 @@ def _demo_dealer_badge(config: Config) -> str | None:
 
 
 class _Watcher:
-    """Prints what a room server and the TV crew would see, one line per message."""
+    """Prints what a room server and the TV crew would see, one line per message: over the
+    broker's TLS, as the identity given (controller/watch.py), never as the table."""
 
-    def __init__(self, host: str, port: int, prefix: str) -> None:
-        from paho.mqtt.client import Client
-        from paho.mqtt.enums import CallbackAPIVersion
+    def __init__(self, broker: BrokerConfig, identity: WatchIdentity) -> None:
+        from controller.watch import watch_client
 
-        self.client = Client(CallbackAPIVersion.VERSION2, client_id="tablectl-sim-watch")
-        self.prefix = prefix
+        self.client = watch_client(broker, identity)
+        self.prefix = prefix = broker.prefix
         self.client.on_message = self._on_message
-        self.client.on_connect = lambda c, *_a: c.subscribe(f"{prefix}/#", qos=1)
-        self.client.connect(host, port)
+
+        def on_connect(c: Any, _u: object, _f: object, reason: Any, _p: object) -> None:
+            if reason.is_failure:
+                print(f"watch: the broker refused the printer: {reason}", file=sys.stderr)
+            else:
+                c.subscribe(f"{prefix}/#", qos=1)
+
+        self.client.on_connect = on_connect
+        self.client.connect_async(str(broker.host), broker.port)
         self.client.loop_start()
 
     def _on_message(self, _c: object, _u: object, msg: object) -> None:
@@ -189,14 +200,26 @@ def cmd_sim(args: argparse.Namespace) -> int:
     script = args.script or config.sim.script
     hands = args.hands if args.hands is not None else (config.sim.hands or 3)
     events = load_trace(script) if script else demo_script(config, hands, args.seed)
+    identity: WatchIdentity | None = None
+    if not args.quiet:
+        from controller.watch import watch_identity
+
+        identity = watch_identity(broker, args.watch_credentials, args.watch_cert, args.watch_key)
+        if identity is None:
+            print(
+                "not printing the messages: the broker wants an identity and the table's "
+                "must not be used twice; give --watch-credentials (or --watch-cert and "
+                "--watch-key) of a reading identity, e.g. the room's",
+                flush=True,
+            )
     daemon = Daemon(config, broker=broker)
     stop = threading.Event()
     _wait_for_signal(stop)
     watcher: _Watcher | None = None
     try:
         daemon.start()
-        if not args.quiet:
-            watcher = _Watcher(broker.host or "127.0.0.1", broker.port, broker.prefix)
+        if identity is not None:
+            watcher = _Watcher(broker, identity)
         time.sleep(0.5)  # the reader boards say HELLO first
         player = ScriptPlayer(daemon, speed=args.speed or config.sim.speed)
         played = player.play(events, stop)
@@ -253,6 +276,15 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--broker-port", type=int, default=None)
     p.add_argument("--keep-journal", action="store_true", help="use the configured journal")
     p.add_argument("--quiet", action="store_true", help="do not print the published messages")
+    p.add_argument(
+        "--watch-credentials",
+        type=Path,
+        default=None,
+        help="against a configured broker: the credentials file the printer connects with "
+        "(a reading identity such as the room's, never the table's)",
+    )
+    p.add_argument("--watch-cert", type=Path, default=None, help="the printer's client cert")
+    p.add_argument("--watch-key", type=Path, default=None, help="the printer's client key")
     p.set_defaults(func=cmd_sim)
 
     p = sub.add_parser("replay", help="feed a trace through the engine, print every message")

@@ -6,12 +6,14 @@ import difflib
 import math
 import os
 import re
+import ssl
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from controller.errors import ConfigError
+from controller.private import exposure
 
 PROFILES = ("tda-2019", "tda-2015", "venezia", "casinos-austria", "campione")
 GAMES = ("nlhe", "plhe", "flhe")
@@ -76,12 +78,19 @@ class BrokerConfig:
     host: str | None = None  # None: `sim` starts a local mosquitto; `run` refuses
     port: int = 1883
     prefix: str = ""  # default filled in by load(): poker/<room>/<table>
-    client_id: str = ""  # default: tablectl-<table>
+    # The table's identity: the credentials' username, else "table-<table>" (the name of its
+    # client certificate). A broker that binds client ids to identities (the room kit:
+    # use_username_as_clientid) lets no other identity take this session over.
+    client_id: str = ""
     keepalive: int = 30
     # The broker keeps the table's session (its `cmd` subscription and the commands
     # sent meanwhile) this long after the table went away: a restart loses no command.
     # 0: a clean session at every connection (commands sent while away are dropped).
     session_expiry: int = 3600
+    # `status` is published again (retained, a new `t`) every `heartbeat` seconds while
+    # connected, so the room can tell a live table from a retained "online" left behind by
+    # a broker that died (no will is sent then). 0: only at each connection.
+    heartbeat: int = 10
     tls: bool = False
     ca_file: Path | None = None
     cert_file: Path | None = None
@@ -577,30 +586,65 @@ def _load_badge(path: Path, devices: dict[str, Any], base: Path) -> BadgeConfig:
     return BadgeConfig(backend=backend, reader=reader, staff=staff)
 
 
+def read_credentials(path: Path) -> tuple[str, str]:
+    """(username, password) from a credentials file: TOML with exactly these two keys, not
+    accessible by other users. ConfigError names the file."""
+    problem = exposure(path)
+    if problem is not None:
+        raise ConfigError(f"{path} {problem}")
+    creds = _read_toml(path)
+    for key in creds:
+        if key not in ("username", "password"):
+            raise ConfigError(f"{path}: unknown key {key!r} (only username, password)")
+    values: list[str] = []
+    for key in ("username", "password"):
+        value = creds.get(key)
+        if value is None:
+            raise ConfigError(f"{path}: missing key {key!r}")
+        if not isinstance(value, str) or not value:
+            raise ConfigError(f"{path}: {key} must be a non-empty string")
+        values.append(value)
+    return values[0], values[1]
+
+
 def _load_credentials(section: _Section, base: Path) -> tuple[Path | None, str | None, str | None]:
     cred_path = _existing_file(section, "credentials_file", base)
     if cred_path is None:
         return None, None, None
     try:
-        creds = _read_toml(cred_path)
+        username, password = read_credentials(cred_path)
     except ConfigError as exc:
         raise section.error("credentials_file", str(exc)) from None
-    for key in creds:
-        if key not in ("username", "password"):
-            raise section.error(
-                "credentials_file", f"{cred_path}: unknown key {key!r} (only username, password)"
-            )
-    values: list[str] = []
-    for key in ("username", "password"):
-        value = creds.get(key)
-        if value is None:
-            raise section.error("credentials_file", f"{cred_path}: missing key {key!r}")
-        if not isinstance(value, str) or not value:
-            raise section.error(
-                "credentials_file", f"{cred_path}: {key} must be a non-empty string"
-            )
-        values.append(value)
-    return cred_path, values[0], values[1]
+    except OSError as exc:
+        raise section.error("credentials_file", f"{cred_path}: {exc.strerror or exc}") from None
+    return cred_path, username, password
+
+
+def _check_private(section: _Section, key: str, path: Path) -> None:
+    """A file holding a secret (password, private key) must not be readable by others."""
+    try:
+        problem = exposure(path)
+    except OSError as exc:
+        raise section.error(key, f"{path}: {exc.strerror or exc}") from None
+    if problem is not None:
+        raise section.error(key, f"{path} {problem}")
+
+
+def _check_client_certificate(section: _Section, cert_file: Path, key_file: Path) -> None:
+    """The client certificate and its key load, and belong together (TLS would fail later,
+    at every connection attempt, with a less clear message)."""
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+    try:
+        context.load_cert_chain(str(cert_file), str(key_file))
+    except ssl.SSLError as exc:
+        reason = exc.reason or str(exc)
+        if "KEY_VALUES_MISMATCH" in reason.upper():
+            reason = "the key does not belong to the certificate"
+        raise section.error(
+            "cert_file", f"{cert_file} with key_file {key_file}: {reason}"
+        ) from None
+    except OSError as exc:
+        raise section.error("cert_file", f"{cert_file}: {exc.strerror or exc}") from None
 
 
 def _load_broker(path: Path, data: dict[str, Any], table: TableConfig, base: Path) -> BrokerConfig:
@@ -614,6 +658,7 @@ def _load_broker(path: Path, data: dict[str, Any], table: TableConfig, base: Pat
             "client_id",
             "keepalive",
             "session_expiry",
+            "heartbeat",
             "tls",
             "ca_file",
             "cert_file",
@@ -628,9 +673,9 @@ def _load_broker(path: Path, data: dict[str, Any], table: TableConfig, base: Pat
         raise s.error("prefix", f"{prefix!r}: MQTT wildcards '+' and '#' are not allowed")
     if prefix.endswith("/"):
         raise s.error("prefix", f"{prefix!r} must not end with '/'")
-    client_id = s.str_("client_id") or f"tablectl-{table.id}"
     keepalive = s.int_("keepalive", _BROKER.keepalive, lo=1, hi=65535)
     session_expiry = s.int_("session_expiry", _BROKER.session_expiry, lo=0, hi=7 * 86400)
+    heartbeat = s.int_("heartbeat", _BROKER.heartbeat, lo=0, hi=3600)
     tls = s.bool_("tls", _BROKER.tls)
     ca_file = _existing_file(s, "ca_file", base)
     cert_file = _existing_file(s, "cert_file", base)
@@ -642,7 +687,22 @@ def _load_broker(path: Path, data: dict[str, Any], table: TableConfig, base: Pat
         missing = "key_file" if key_file is None else "cert_file"
         given = "cert_file" if key_file is None else "key_file"
         raise s.error(missing, f"required with {given} (client certificate and its key)")
+    if cert_file is not None and key_file is not None:
+        _check_private(s, "key_file", key_file)
+        _check_client_certificate(s, cert_file, key_file)
     cred_path, username, password = _load_credentials(s, base)
+    # The client id is the identity: a broker binding the two (use_username_as_clientid)
+    # would replace any other id anyway, and one that does not must not be given a name
+    # another identity may claim.
+    identity = username or f"table-{table.id}"
+    client_id = s.str_("client_id") or identity
+    if username is not None and client_id != username:
+        raise s.error(
+            "client_id",
+            f"{client_id!r} differs from the username {username!r} of credentials_file: the "
+            "client id is the identity (remove client_id; a broker with "
+            "use_username_as_clientid replaces it anyway)",
+        )
     return BrokerConfig(
         host=host,
         port=port,
@@ -650,6 +710,7 @@ def _load_broker(path: Path, data: dict[str, Any], table: TableConfig, base: Pat
         client_id=client_id,
         keepalive=keepalive,
         session_expiry=session_expiry,
+        heartbeat=heartbeat,
         tls=tls,
         ca_file=ca_file,
         cert_file=cert_file,

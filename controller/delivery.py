@@ -11,6 +11,7 @@ from pathlib import Path
 
 from controller.errors import JournalError
 from controller.messages import EVENTS, Message
+from controller.private import open_private
 
 log = logging.getLogger(__name__)
 
@@ -37,6 +38,7 @@ class AckedMark:
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self._lock = threading.Lock()
+        self._failing: str | None = None  # why the last write failed (logged once)
 
     def load(self) -> int:
         """The number in the file; 0 when there is none yet (everything is re-sent)."""
@@ -63,8 +65,8 @@ class AckedMark:
                 return
             tmp = self.path.with_name(self.path.name + ".tmp")
             try:
-                with tmp.open("w", encoding="ascii") as fh:
-                    fh.write(f"{seq}\n")
+                with open_private(tmp) as fh:
+                    fh.write(f"{seq}\n".encode("ascii"))
                     fh.flush()
                     os.fsync(fh.fileno())
                 tmp.replace(self.path)
@@ -74,9 +76,23 @@ class AckedMark:
                 finally:
                     os.close(directory)
             except OSError as exc:
-                log.error("%s: cannot write the delivery mark: %s", self.path, exc)
+                # Retried every `interval` while the number grows (e.g. a full disk):
+                # said once, and again only if the cause changes or it works again.
+                reason = exc.strerror or str(exc)
+                if reason != self._failing:
+                    self._failing = reason
+                    log.error(
+                        "%s: cannot write the delivery mark: %s (retrying; a restart now "
+                        "would send again the events after %d)",
+                        self.path,
+                        reason,
+                        self.written,
+                    )
                 return
             self.written = seq
+            if self._failing is not None:
+                self._failing = None
+                log.warning("%s: the delivery mark is written again (%d)", self.path, seq)
 
     def reset(self) -> None:
         """Forget the mark (a new journal starts at seq 1: an old mark would be stale)."""

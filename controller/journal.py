@@ -26,6 +26,7 @@ from typing import Any, BinaryIO
 from controller.config import JournalConfig
 from controller.errors import JournalError, RetentionError, TraceError
 from controller.messages import Message
+from controller.private import make_private_dir, open_private, tighten
 from controller.trace import Event, event_to_json, iter_trace
 
 log = logging.getLogger("tablectl.journal")
@@ -269,7 +270,7 @@ def compress_segment(path: Path) -> Path | None:
     target = path.with_name(path.name + GZ)
     tmp = path.with_name(f".{target.name}.tmp")
     try:
-        with path.open("rb") as src, tmp.open("wb") as raw:
+        with path.open("rb") as src, open_private(tmp) as raw:
             with gzip.GzipFile(filename=path.name, mode="wb", fileobj=raw, mtime=0) as dst:
                 shutil.copyfileobj(src, dst, 1 << 20)
             raw.flush()
@@ -354,17 +355,18 @@ class Journal:
         self._sync_error: OSError | None = None
         self._lock = threading.Lock()
         try:
-            path.parent.mkdir(parents=True, exist_ok=True)
+            # It records every hole card: files 0600, a directory it creates 0700.
+            make_private_dir(path.parent)
             if path.exists() and path.stat().st_size > 0:
                 self.epoch = self._read_existing(table)
             else:
                 self.epoch = now
                 self._header_size = len(header_line(now, table)) + 1
-                with path.open("wb") as fh:
+                with open_private(path) as fh:
                     fh.write((header_line(now, table) + "\n").encode())
                     fh.flush()
                     os.fsync(fh.fileno())
-            self._fh: BinaryIO = path.open("ab")
+            self._fh: BinaryIO = open_private(path, append=True)
             self.size = path.stat().st_size
         except OSError as exc:
             raise JournalError(f"journal {path}: {exc.strerror or exc}") from exc
@@ -568,12 +570,17 @@ class SegmentedJournal:
         self.keep_segments = keep_segments
         self.keep_days = keep_days
         try:
-            directory.mkdir(parents=True, exist_ok=True)
+            make_private_dir(directory)  # 0700 when it creates it: it holds every hole card
             for leftover in directory.glob(".journal-*.tmp"):
                 leftover.unlink()  # a rotation that never completed: never part of the journal
         except OSError as exc:
             raise JournalError(f"journal directory {directory}: {exc.strerror or exc}") from exc
         paths = list_segments(directory)
+        try:
+            for segment in paths:  # made by hand or by an older version: private now
+                tighten(segment)
+        except OSError as exc:
+            raise JournalError(f"journal directory {directory}: {exc.strerror or exc}") from exc
         for closed in paths[:-1]:  # a compression a crash cut short, or never began
             if not closed.name.endswith(GZ):
                 self._compress(closed)
@@ -625,7 +632,7 @@ class SegmentedJournal:
         try:
             if path.exists():
                 raise JournalError(f"journal segment {path} already exists")
-            with tmp.open("wb") as fh:
+            with open_private(tmp) as fh:
                 fh.write(text.encode())
                 fh.flush()
                 os.fsync(fh.fileno())

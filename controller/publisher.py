@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import logging
+import sys
 import threading
 import time
 from collections import OrderedDict, deque
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 import paho.mqtt.client as mqtt
 from paho.mqtt.enums import CallbackAPIVersion, MQTTErrorCode, MQTTProtocolVersion
@@ -18,6 +19,7 @@ from paho.mqtt.reasoncodes import ReasonCode
 from paho.mqtt.subscribeoptions import SubscribeOptions
 
 from controller.config import BrokerConfig
+from controller.connection import Backoff, ConnectionHealth, Recovery, describe_failure
 from controller.errors import TableError
 from controller.messages import EVENTS, HOLECARDS, STATUS, Message
 
@@ -67,6 +69,12 @@ class Publisher:
     table went away (its `cmd` subscription and the commands sent meanwhile), and a
     command is acknowledged only when the handler says so (paho's manual ack), so one
     the table had not journaled when it died is delivered again.
+
+    Connection: attempts are spaced by a short jittered backoff (`reconnect_min_delay`
+    doubling to `reconnect_max_delay` seconds); why an attempt failed is logged once per
+    change (controller/connection.py) and, once connected, published in `status`
+    (`last_connect_error`, `reconnected_after`). While connected, `status` is published
+    again every `broker.heartbeat` seconds with a new `t`.
     """
 
     def __init__(
@@ -79,8 +87,8 @@ class Publisher:
         on_connection: Callable[[bool], None] | None = None,
         outbox_limit: int = 100_000,
         *,
-        reconnect_min_delay: int = 1,
-        reconnect_max_delay: int = 30,
+        reconnect_min_delay: float = 0.5,
+        reconnect_max_delay: float = 4.0,
         acked_seq: int = 0,
     ) -> None:
         if not broker.host:
@@ -91,6 +99,13 @@ class Publisher:
         self._prefix = prefix.rstrip("/")
         self._client_id = client_id
         self._status = dict(status)
+        self._heartbeat = float(broker.heartbeat)
+        if self._heartbeat > 0:
+            self._status["heartbeat"] = broker.heartbeat
+        self._recovery = Recovery(None, None)
+        self._health = ConnectionHealth(f"{broker.host}:{broker.port}")
+        self._backoff = Backoff(min(reconnect_min_delay, reconnect_max_delay), reconnect_max_delay)
+        self._next_beat = 0.0  # monotonic time of the next heartbeat (while connected)
         self._on_command = on_command
         self._on_connection = on_connection
         self._outbox_limit = outbox_limit
@@ -121,10 +136,9 @@ class Publisher:
             manual_ack=True,
         )
         self._client.max_inflight_messages_set(WINDOW)
-        self._client.reconnect_delay_set(
-            min_delay=reconnect_min_delay, max_delay=reconnect_max_delay
-        )
+        self._set_next_delay()
         self._client.on_connect = self._handle_connect
+        self._client.on_connect_fail = self._handle_connect_fail
         self._client.on_disconnect = self._handle_disconnect
         self._client.on_publish = self._handle_publish
         self._client.on_message = self._handle_message
@@ -145,6 +159,11 @@ class Publisher:
         """True while a session with the broker is up."""
         with self._cond:
             return self._connected
+
+    @property
+    def connect_error(self) -> str | None:
+        """Why the publisher is not connected now (None when connected or not known yet)."""
+        return self._health.reason
 
     def start(self) -> None:
         """Connect in the background and return at once; paho retries until the broker answers."""
@@ -300,11 +319,13 @@ class Publisher:
     def _send_loop(self) -> None:
         while True:
             with self._cond:
+                self._beat_if_due()
                 entry = self._take_next()
                 while entry is None:
                     if self._closed:
                         return
-                    self._cond.wait()
+                    self._cond.wait(self._beat_wait())
+                    self._beat_if_due()
                     entry = self._take_next()
             info = self._client.publish(
                 f"{self._prefix}/{entry.topic}", entry.payload, qos=entry.qos, retain=entry.retain
@@ -319,7 +340,36 @@ class Publisher:
                     log.error("paho refused a message on %s: %s", entry.topic, info.rc)
                     self._acknowledge(entry, False)
 
+    def _beat_wait(self) -> float | None:
+        """Seconds until the next heartbeat is due (None: no heartbeat to wait for)."""
+        if self._heartbeat <= 0 or not self._connected or self._stopping:
+            return None
+        return max(0.0, self._next_beat - time.monotonic())
+
+    def _beat_if_due(self) -> None:
+        """Queue `status` online again, with a new `t`, when a heartbeat is due (lock held)."""
+        if self._heartbeat <= 0 or not self._connected or self._stopping:
+            return
+        now = time.monotonic()
+        if now < self._next_beat:
+            return
+        self._next_beat = now + self._heartbeat
+        self._enqueue_first(STATUS, self._status_payload("online"))
+
     # ------------------------------------------------------------------ paho callbacks
+
+    def _set_next_delay(self) -> None:
+        """The wait before paho's next attempt: one jittered step of the backoff (paho takes
+        whole seconds in its signature, and fractions in fact)."""
+        delay = self._backoff.next()
+        self._client.reconnect_delay_set(cast(int, delay), cast(int, delay))
+
+    def _handle_connect_fail(self, client: mqtt.Client, userdata: Any) -> None:
+        """paho calls this inside its `except OSError` around a failed attempt (TCP, DNS,
+        TLS): the exception being handled is the reason."""
+        exc = sys.exc_info()[1]
+        self._health.failed(describe_failure(exc, str(self._broker.host), self._broker.port))
+        self._set_next_delay()
 
     def _handle_connect(
         self,
@@ -330,8 +380,13 @@ class Publisher:
         properties: Properties | None,
     ) -> None:
         if reason_code.is_failure:
-            log.error("broker refused the connection: %s", reason_code)
+            who = f" as {self._broker.username!r}" if self._broker.username else ""
+            self._health.failed(f"the broker refused the connection{who}: {reason_code}")
+            self._set_next_delay()
             return
+        recovery = self._health.connected()
+        self._backoff.reset()
+        self._set_next_delay()
         if self._on_command is not None:
             # Retain Handling 2: a command left retained on the broker is never sent to the
             # table at (re)subscription, so it is applied once, when it was published.
@@ -340,13 +395,14 @@ class Publisher:
         with self._cond:
             self._connects += 1
             self._connected = True
+            self._recovery = recovery
+            self._next_beat = time.monotonic() + self._heartbeat
             # paho re-sends the unacknowledged window itself, right after this callback:
             # hand over nothing newer until that window is acknowledged.
             self._resending = bool(self._inflight)
             if not self._stopping:
                 self._enqueue_first(STATUS, self._status_payload("online"))
             self._cond.notify_all()
-        log.info("connected to %s:%s", self._broker.host, self._broker.port)
         self._notify_connection(True)
 
     def _enqueue_first(self, topic: str, payload: bytes) -> None:
@@ -368,7 +424,7 @@ class Publisher:
             stopping = self._closed
         if not stopping:
             self._set_will()  # a fresh `t` for the next connection's last will
-            log.warning("disconnected from the broker: %s", reason_code)
+            self._health.lost(str(reason_code))  # the next wait was set at the connection
         if was_connected:
             self._notify_connection(False)
 
@@ -409,6 +465,9 @@ class Publisher:
     def _status_payload(self, state: str) -> bytes:
         body: dict[str, object] = {"state": state}
         body.update({k: v for k, v in self._status.items() if k not in ("state", "t")})
+        if state == "online":
+            body["last_connect_error"] = self._recovery.last_connect_error
+            body["reconnected_after"] = self._recovery.reconnected_after
         body["t"] = time.time()
         return Message(STATUS, body).payload_bytes()
 

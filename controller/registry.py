@@ -282,11 +282,13 @@ def _toml_string(value: str) -> str:
     return "".join(out)
 
 
-def atomic_write_text(path: Path, text: str) -> None:
-    """Write `text` to `path` via a temporary file in the same directory and os.replace."""
+def atomic_write_text(path: Path, text: str, mode: int = 0o600) -> None:
+    """Write `text` to `path` via a temporary file in the same directory and os.replace;
+    the file gets `mode` exactly (0600 by default), whatever the umask."""
     path = Path(path)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
+        os.fchmod(fd, mode)
         with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
             handle.write(text)
             handle.flush()

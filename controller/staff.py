@@ -160,6 +160,18 @@ def format_staff(registry: StaffRegistry) -> str:
     return "\n".join(lines) + "\n"
 
 
+#: The modes a staff file may keep (badge uids let a thief clone a floor badge): 0600, or
+#: 0640 for a file the operator made readable by the daemon's group.
+STAFF_MODE = 0o600
+STAFF_GROUP_MODE = 0o640
+
+
 def write_staff(path: Path, registry: StaffRegistry) -> None:
-    """Write a staff registry file atomically (temporary file, fsync, rename)."""
-    atomic_write_text(Path(path), format_staff(registry))
+    """Write a staff registry file atomically (temporary file, fsync, rename), mode 0600,
+    or 0640 if the file it replaces was group-readable: never readable by others."""
+    path = Path(path)
+    try:
+        group = path.stat().st_mode & 0o040
+    except FileNotFoundError:
+        group = 0
+    atomic_write_text(path, format_staff(registry), STAFF_GROUP_MODE if group else STAFF_MODE)

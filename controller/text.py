@@ -7,8 +7,11 @@ import unicodedata
 from controller.trace import CARD_RE
 
 # Unicode categories refused in a name or note: control characters, line and paragraph
-# separators (a name is one line on every screen that shows it).
-_REFUSED_CATEGORIES = frozenset({"Cc", "Zl", "Zp"})
+# separators (a name is one line on every screen that shows it), and invisible format
+# characters (Cf: zero-width space and joiners, soft hyphen, bidi overrides, BOM ...),
+# which make a name look like another, or like a card ("A\u200bs" shows as "As").
+_REFUSED_CATEGORIES = frozenset({"Cc", "Cf", "Zl", "Zp"})
+_FORMAT = "Cf"
 
 
 def is_unicode(value: str) -> bool:
@@ -24,16 +27,19 @@ def text_problem(value: str) -> str | None:
     """Why `value` cannot be a name or note published on a public topic, or None if it can.
 
     Refused: text that is not Unicode (a lone surrogate), blank text, a control character
-    or line break, and a string that reads as a card name (`As`): public topics never carry
-    one unless the rules show it (CONTRACT section 3).
+    or line break, an invisible format character (Unicode category Cf, e.g. U+200B), and a
+    string that reads as a card name (`As`): public topics never carry one unless the rules
+    show it (docs/mqtt.md).
     """
     if not is_unicode(value):
         return "is not Unicode text (a lone surrogate: a \\uD800-\\uDFFF escape without its pair)"
     if not value.strip():
         return "is blank"
     for index, char in enumerate(value):
-        if unicodedata.category(char) in _REFUSED_CATEGORIES:
-            return f"has a control character (U+{ord(char):04X} at position {index + 1})"
+        category = unicodedata.category(char)
+        if category in _REFUSED_CATEGORIES:
+            what = "an invisible format character" if category == _FORMAT else "a control character"
+            return f"has {what} (U+{ord(char):04X} at position {index + 1})"
     if CARD_RE.fullmatch(value):
         return "reads as a card name (rank + suit); public topics never carry one"
     return None

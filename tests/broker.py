@@ -26,6 +26,7 @@ EXAMPLE_DIR = ROOT / "examples" / "mosquitto"
 EXAMPLE_ACL = EXAMPLE_DIR / "acl"
 EXAMPLE_PASSWD = EXAMPLE_DIR / "passwd"
 EXAMPLE_CONF = EXAMPLE_DIR / "mosquitto.conf"
+EXAMPLE_MTLS_CONF = EXAMPLE_DIR / "mosquitto-mtls.conf"
 MAKE_CERTS = EXAMPLE_DIR / "make-certs.sh"
 MAKE_PASSWD = EXAMPLE_DIR / "make-passwd.sh"
 
@@ -112,6 +113,33 @@ def make_room_certs(
     san_args = [a for san in sans for a in ("--san", san)]
     run_script(MAKE_CERTS, "--dir", str(directory), *san_args, *args)
     return TlsFiles(directory / "ca.crt", directory / "server.crt", directory / "server.key")
+
+
+@dataclass(frozen=True)
+class RoomPki:
+    """A room CA, server certificate and one client certificate per identity, all made by
+    the shipped make-certs.sh (`--client`)."""
+
+    directory: Path
+    tls: TlsFiles
+
+    def cert(self, identity: str) -> Path:
+        """The client certificate of `identity` (CN = identity)."""
+        return self.directory / "clients" / f"{identity}.crt"
+
+    def key(self, identity: str) -> Path:
+        """The private key of `identity`'s client certificate (mode 600)."""
+        return self.directory / "clients" / f"{identity}.key"
+
+
+def make_room_pki(
+    directory: Path,
+    identities: Iterable[str] = ("table-t01", "table-t02", "room", "tv"),
+    sans: Iterable[str] = ("localhost", "127.0.0.1"),
+) -> RoomPki:
+    """make-certs.sh with a server certificate and a client certificate per identity."""
+    args = [a for identity in identities for a in ("--client", identity)]
+    return RoomPki(directory, make_room_certs(directory, sans, args))
 
 
 def password_env(users: dict[str, str]) -> dict[str, str]:

@@ -16,9 +16,11 @@ from tests.broker import (
     EXAMPLE_ACL,
     USERS,
     Mosquitto,
+    RoomPki,
     TlsFiles,
     make_room_certs,
     make_room_passwd,
+    make_room_pki,
     make_tls_files,
 )
 
@@ -66,3 +68,10 @@ def mosquitto_room(tmp_path: Path, room_certs: TlsFiles) -> Iterator[Mosquitto]:
     passwd = make_room_passwd(workdir / "passwd", USERS)
     with Mosquitto(workdir, password_file=passwd, acl_file=EXAMPLE_ACL, tls=room_certs) as broker:
         yield broker
+
+
+@pytest.fixture(scope="session")
+def room_pki(tmp_path_factory: pytest.TempPathFactory) -> RoomPki:
+    """make-certs.sh's CA, server certificate and client certificates (CN = identity) for
+    table-t01, table-t02, room and tv: the kit's mutual-TLS option."""
+    return make_room_pki(tmp_path_factory.mktemp("room-pki"))

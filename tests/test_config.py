@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import os
 import re
+import shutil
 from pathlib import Path
 
 import pytest
@@ -15,6 +17,7 @@ from controller.config import (
     load_config,
 )
 from controller.errors import ConfigError, TableError
+from tests.broker import RoomPki
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE = ROOT / "examples" / "sim-table.toml"
@@ -27,9 +30,11 @@ seats = 6
 """
 
 
-def write(tmp_path: Path, text: str, name: str = "table.toml") -> Path:
+def write(tmp_path: Path, text: str, name: str = "table.toml", mode: int | None = None) -> Path:
     path = tmp_path / name
     path.write_text(text, encoding="utf-8")
+    if mode is not None:
+        path.chmod(mode)
     return path
 
 
@@ -67,7 +72,7 @@ def test_example_loads() -> None:
     assert config.gpio.allin_lamps == {}
     assert config.broker.host is None
     assert config.broker.prefix == "poker/sim/t01"
-    assert config.broker.client_id == "tablectl-t01"
+    assert config.broker.client_id == "table-t01"  # its identity (docs/security.md)
     assert config.registries.deck == ROOT / "examples" / "decks" / "sim-deck.toml"
     assert config.registries.chips == ROOT / "examples" / "chips" / "sim-chips.toml"
     assert config.journal.path == ROOT / "var" / "t01.journal"
@@ -90,7 +95,8 @@ def test_minimal_file_gets_defaults(tmp_path: Path) -> None:
     assert config.badge.backend == "none"
     assert config.broker.port == 1883
     assert config.broker.prefix == "poker/main/t07"
-    assert config.broker.client_id == "tablectl-t07"
+    assert config.broker.client_id == "table-t07"
+    assert config.broker.heartbeat == 10
     assert config.registries.deck is None
     assert config.journal.path is None
     assert config.sim.speed == 1.0
@@ -128,18 +134,20 @@ def test_relative_config_path_is_named_as_given(
 
 
 def test_credentials_file_fills_username_and_password(tmp_path: Path) -> None:
-    write(tmp_path, 'username = "tv"\npassword = "s3cret"\n', name="creds.toml")
+    write(tmp_path, 'username = "tv"\npassword = "s3cret"\n', name="creds.toml", mode=0o640)
     text = MINIMAL + '[broker]\nhost = "broker.local"\ncredentials_file = "creds.toml"\n'
     config = load_config(write(tmp_path, text))
     assert config.broker.username == "tv"
     assert config.broker.password == "s3cret"
     assert config.broker.credentials_file == tmp_path / "creds.toml"
+    assert config.broker.client_id == "tv", "the client id is the identity"
     assert "s3cret" not in repr(config)
 
 
-def test_tls_files_and_broker_keys(tmp_path: Path) -> None:
-    for name in ("ca.pem", "cert.pem", "key.pem"):
-        write(tmp_path, "x", name=name)
+def test_tls_files_and_broker_keys(tmp_path: Path, room_pki: RoomPki) -> None:
+    write(tmp_path, "x", name="ca.pem")
+    shutil.copy(room_pki.cert("table-t01"), tmp_path / "cert.pem")
+    shutil.copy(room_pki.key("table-t01"), tmp_path / "key.pem")  # mode 600
     text = MINIMAL + (
         '[broker]\nhost = "b"\nport = 8883\ntls = true\nprefix = "room/a/t07"\n'
         'client_id = "me"\nkeepalive = 10\n'
@@ -449,7 +457,7 @@ def test_missing_credentials_file(tmp_path: Path) -> None:
     ],
 )
 def test_bad_credentials_file(tmp_path: Path, creds: str, expected: str) -> None:
-    write(tmp_path, creds, name="creds.toml")
+    write(tmp_path, creds, name="creds.toml", mode=0o600)
     message = refuse(
         tmp_path,
         MINIMAL + '[broker]\ncredentials_file = "creds.toml"\n',
@@ -506,3 +514,68 @@ def test_badge_reader_staff_file_missing(tmp_path: Path) -> None:
 )
 def test_badge_reader_refusals(tmp_path: Path, snippet: str, expected: str) -> None:
     refuse(tmp_path, MINIMAL + "[devices.badge_reader]\n" + snippet, expected)
+
+
+# --------------------------------------------------------------------------- secrets (issue 12)
+
+
+def test_credentials_file_readable_by_others_is_refused_like_ssh_does(tmp_path: Path) -> None:
+    """A password file made under a permissive umask (0666 here) is refused, with what to do."""
+    old = os.umask(0)
+    try:
+        write(tmp_path, 'username = "table-t07"\npassword = "s3cret-pw"\n', name="creds.toml")
+    finally:
+        os.umask(old)
+    assert (tmp_path / "creds.toml").stat().st_mode & 0o777 == 0o666
+    message = refuse(
+        tmp_path,
+        MINIMAL + '[broker]\ncredentials_file = "creds.toml"\n',
+        "[broker] credentials_file",
+        "accessible by other users (mode 0666)",
+        "chmod 600",
+    )
+    assert "s3cret" not in message
+    (tmp_path / "creds.toml").chmod(0o640)  # root:tablectl 640, as documented: accepted
+    assert load_config(tmp_path / "table.toml").broker.username == "table-t07"
+
+
+def test_client_key_readable_by_others_is_refused(tmp_path: Path, room_pki: RoomPki) -> None:
+    shutil.copy(room_pki.cert("table-t01"), tmp_path / "t.crt")
+    shutil.copy(room_pki.key("table-t01"), tmp_path / "t.key")
+    (tmp_path / "t.key").chmod(0o644)
+    text = MINIMAL + '[broker]\ntls = true\ncert_file = "t.crt"\nkey_file = "t.key"\n'
+    refuse(tmp_path, text, "[broker] key_file", "t.key", "accessible by other users (mode 0644)")
+
+
+def test_client_key_of_another_identity_is_refused(tmp_path: Path, room_pki: RoomPki) -> None:
+    shutil.copy(room_pki.cert("table-t01"), tmp_path / "t.crt")
+    shutil.copy(room_pki.key("tv"), tmp_path / "tv.key")
+    text = MINIMAL + '[broker]\ntls = true\ncert_file = "t.crt"\nkey_file = "tv.key"\n'
+    refuse(tmp_path, text, "[broker] cert_file", "the key does not belong to the certificate")
+    write(tmp_path, "not a certificate", name="junk.crt")
+    text = MINIMAL + '[broker]\ntls = true\ncert_file = "junk.crt"\nkey_file = "tv.key"\n'
+    refuse(tmp_path, text, "[broker] cert_file", "junk.crt")
+
+
+def test_client_id_is_the_identity(tmp_path: Path) -> None:
+    """The client id defaults to the username; another one is refused (a broker binding
+    client ids to identities would replace it, and no other identity may claim it)."""
+    write(tmp_path, 'username = "table-t07"\npassword = "pw-secret"\n', name="c.toml", mode=0o600)
+    refuse(
+        tmp_path,
+        MINIMAL + '[broker]\ncredentials_file = "c.toml"\nclient_id = "tablectl-t07"\n',
+        "[broker] client_id",
+        "'tablectl-t07' differs from the username 'table-t07'",
+    )
+    text = MINIMAL + '[broker]\ncredentials_file = "c.toml"\nclient_id = "table-t07"\n'
+    assert load_config(write(tmp_path, text)).broker.client_id == "table-t07"
+
+
+@pytest.mark.parametrize("value", ["-1", "3601", "true", "2.5"])
+def test_bad_heartbeat(tmp_path: Path, value: str) -> None:
+    refuse(tmp_path, MINIMAL + f"[broker]\nheartbeat = {value}\n", "[broker] heartbeat")
+
+
+def test_heartbeat_zero_turns_it_off(tmp_path: Path) -> None:
+    text = MINIMAL + "[broker]\nheartbeat = 0\n"
+    assert load_config(write(tmp_path, text)).broker.heartbeat == 0

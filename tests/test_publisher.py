@@ -30,8 +30,8 @@ from tests.broker import (
 
 pytestmark = pytest.mark.timeout(60)
 
-PREFIX = "poker/r1/t01"
-STATUS = {"table": "t01", "room": "r1", "version": "0.1.0"}
+PREFIX = "poker/sim/t01"  # the room of the shipped ACL (examples/mosquitto/acl)
+STATUS = {"table": "t01", "room": "sim", "version": "0.1.0"}
 
 
 def event(seq: int) -> Message:
@@ -362,7 +362,7 @@ def test_acl_table_cannot_write_another_table(
     mosquitto_acl: Mosquitto, publishers: list[Publisher]
 ) -> None:
     with Subscriber(mosquitto_acl, "poker/#", username="room") as room:
-        pub = make(publishers, mosquitto_acl.broker_config("table-t01"), prefix="poker/r1/t02")
+        pub = make(publishers, mosquitto_acl.broker_config("table-t01"), prefix="poker/sim/t02")
         pub.start()
         pub.publish(event(1))
         assert pub.wait_idle(10)  # acknowledged with a failure reason code (MQTT v5)
