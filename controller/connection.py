@@ -120,6 +120,7 @@ class ConnectionHealth:
         self._down_since = clock()
         self._reason: str | None = None  # the cause being reported now
         self.failures = 0  # failed attempts since the connection was last up
+        self.total_failures = 0  # failed attempts since the start
 
     @property
     def reason(self) -> str | None:
@@ -131,6 +132,7 @@ class ConnectionHealth:
         """A connection attempt failed (or the broker refused it) for `reason`."""
         with self._lock:
             self.failures += 1
+            self.total_failures += 1
             if reason == self._reason:
                 return
             self._reason = reason

@@ -106,6 +106,7 @@ class Publisher:
         self._health = ConnectionHealth(f"{broker.host}:{broker.port}")
         self._backoff = Backoff(min(reconnect_min_delay, reconnect_max_delay), reconnect_max_delay)
         self._next_beat = 0.0  # monotonic time of the next heartbeat (while connected)
+        self._refused = False  # the broker refused this attempt in its CONNACK
         self._on_command = on_command
         self._on_connection = on_connection
         self._outbox_limit = outbox_limit
@@ -238,12 +239,14 @@ class Publisher:
             return self._acked_seq
 
     def stats(self) -> dict[str, int]:
-        """Counters: published, acked, pending, reconnects, dropped (plus coalesced, rejected)."""
+        """Counters: published, acked, pending, reconnects, dropped (plus coalesced, rejected,
+        and connect_failures: connection attempts that failed, since the start)."""
         with self._cond:
             return {
                 **self._counts,
                 "pending": len(self._pending) + len(self._inflight),
                 "reconnects": max(0, self._connects - 1),
+                "connect_failures": self._health.total_failures,
             }
 
     # ------------------------------------------------------------------ outbox (lock held)
@@ -382,6 +385,7 @@ class Publisher:
         if reason_code.is_failure:
             who = f" as {self._broker.username!r}" if self._broker.username else ""
             self._health.failed(f"the broker refused the connection{who}: {reason_code}")
+            self._refused = True  # the disconnect that follows is the same failure
             self._set_next_delay()
             return
         recovery = self._health.connected()
@@ -424,7 +428,19 @@ class Publisher:
             stopping = self._closed
         if not stopping:
             self._set_will()  # a fresh `t` for the next connection's last will
-            self._health.lost(str(reason_code))  # the next wait was set at the connection
+            if was_connected:
+                self._health.lost(str(reason_code))  # the next wait was set at the connection
+            elif self._refused:
+                self._refused = False
+            else:
+                # Closed after the TLS handshake but before any CONNACK: with TLS 1.3 a
+                # refused client certificate shows only here.
+                where = f"{self._broker.host}:{self._broker.port}"
+                self._health.failed(
+                    f"{where} closed the connection before accepting it ({reason_code}): a "
+                    "client certificate it requires or refuses (cert_file)? a broker limit?"
+                )
+                self._set_next_delay()
         if was_connected:
             self._notify_connection(False)
 

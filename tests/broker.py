@@ -301,6 +301,8 @@ class Subscriber:
         persistent: bool = False,
         qos: int = 1,
         timeout: float = 10.0,
+        cert_file: Path | None = None,
+        key_file: Path | None = None,
     ) -> None:
         self.topics = [topics] if isinstance(topics, str) else list(topics)
         self.qos = qos
@@ -318,7 +320,11 @@ class Subscriber:
         if username is not None:
             self._client.username_pw_set(username, password or USERS.get(username))
         if broker.tls is not None:
-            self._client.tls_set(ca_certs=str(broker.tls.ca_file))
+            self._client.tls_set(
+                ca_certs=str(broker.tls.ca_file),
+                certfile=str(cert_file) if cert_file else None,
+                keyfile=str(key_file) if key_file else None,
+            )
         self._client.on_connect = self._on_connect
         self._client.on_subscribe = self._on_subscribe
         self._client.on_message = self._on_message
@@ -388,3 +394,79 @@ class Subscriber:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def install_kit(
+    poker: Path,
+    tls: TlsFiles,
+    *,
+    users: dict[str, str] | None = None,
+    acl: Path = EXAMPLE_ACL,
+    crl: Path | None = None,
+) -> Path:
+    """What docs/security.md installs in /etc/mosquitto/poker/, in `poker`: the ACL, the
+    CA and server certificate, a password file made by make-passwd.sh (`users`) and the
+    revocation list (`crl`, for mosquitto-mtls.conf)."""
+    poker.mkdir(parents=True, exist_ok=True)
+    shutil.copy(acl, poker / "acl")
+    files = ((tls.ca_file, "ca.crt"), (tls.cert_file, "server.crt"), (tls.key_file, "server.key"))
+    for src, name in files:
+        shutil.copy(src, poker / name)
+    if crl is not None:
+        shutil.copy(crl, poker / "crl.pem")
+    if users is not None:
+        make_room_passwd(poker / "passwd", users)
+    return poker
+
+
+class ShippedBroker(Mosquitto):
+    """mosquitto run with a shipped configuration (examples/mosquitto/mosquitto.conf, or
+    mosquitto-mtls.conf), only its paths and ports moved: `poker` stands for
+    /etc/mosquitto/poker/ (see `install_kit`), the TLS listener 8883 for a free loopback
+    port, the plain loopback listener 1883 (mosquitto.conf only) for `plain_port`."""
+
+    def __init__(
+        self,
+        workdir: Path,
+        poker: Path,
+        *,
+        conf: Path = EXAMPLE_CONF,
+        plain_port: int | None = None,
+        persistence: bool = False,
+    ) -> None:
+        passwd = poker / "passwd"
+        super().__init__(
+            workdir,
+            password_file=passwd if passwd.exists() else None,
+            acl_file=poker / "acl",
+            persistence=persistence,
+        )
+        self.conf = conf
+        self.poker = poker
+        self.plain_port = plain_port if plain_port is not None else free_port()
+        self.tls = TlsFiles(poker / "ca.crt", poker / "server.crt", poker / "server.key")
+
+    @property
+    def anonymous(self) -> bool:
+        """The shipped configurations never allow anonymous clients."""
+        return False
+
+    def _config(self) -> str:
+        text = self.conf.read_text()
+        moves = [
+            ("/etc/mosquitto/poker/", f"{self.poker}/"),
+            ("listener 8883\n", f"listener {self.port} 127.0.0.1\n"),
+        ]
+        if self.conf == EXAMPLE_CONF:
+            plain = f"listener {self.plain_port} 127.0.0.1\n"
+            moves.append(("listener 1883 127.0.0.1\n", plain))
+        for old, new in moves:
+            assert old in text, f"the shipped {self.conf.name} changed shape: no {old!r}"
+            text = text.replace(old, new)
+        # What the distribution's main mosquitto.conf provides around the drop-in.
+        head = [f"persistence_location {self.workdir}/", "log_type all"]
+        if not self.persistence:
+            text = text.replace("persistence true\n", "persistence false\n")
+        if os.geteuid() == 0:
+            head.append("user root")
+        return "\n".join(head) + "\n" + text

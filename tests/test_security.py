@@ -7,7 +7,6 @@ import dataclasses
 import json
 import os
 import re
-import shutil
 import socket
 import ssl
 import subprocess
@@ -30,15 +29,16 @@ from firmware_sim.dealer import DealerClock, Decision, HandPlan, TableDealer, se
 from firmware_sim.player import ScriptPlayer
 from tests.broker import (
     EXAMPLE_ACL,
-    EXAMPLE_CONF,
     MAKE_CERTS,
     MAKE_PASSWD,
     USERS,
     Mosquitto,
     Received,
+    ShippedBroker,
     Subscriber,
     TlsFiles,
     free_port,
+    install_kit,
     make_room_certs,
     make_room_passwd,
     make_tls_files,
@@ -50,6 +50,7 @@ pytestmark = pytest.mark.timeout(120)
 EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "sim-table.toml"
 PREFIX = "poker/sim/t01"
 OTHER = "poker/sim/t02"
+OTHER_ROOM = "poker/main/t01"  # the same table id in another room sharing the broker
 CARD = re.compile(r'"([23456789TJQKA][cdhs])"')
 
 
@@ -302,8 +303,14 @@ def test_who_may_write_what(mosquitto_room: Mosquitto) -> None:
             f"{PREFIX}/debug",
             *(f"{OTHER}/{t}" for t in TABLE_TOPICS),  # nor into another table's prefix
             f"{OTHER}/cmd/seat",
+            # The ACL pins the room: table t01 of this room is not t01 of another room.
+            *(f"{OTHER_ROOM}/{t}" for t in TABLE_TOPICS),
         ],
-        "room": [*(f"{PREFIX}/{t}" for t in TABLE_TOPICS), f"{PREFIX}/debug"],
+        "room": [
+            *(f"{PREFIX}/{t}" for t in TABLE_TOPICS),
+            f"{PREFIX}/debug",
+            f"{OTHER_ROOM}/cmd/seat",  # the room server commands its own room's tables only
+        ],
         "tv": [*(f"{PREFIX}/{t}" for t in TABLE_TOPICS), f"{PREFIX}/cmd/seat"],
     }
     for user in allowed:
@@ -414,46 +421,12 @@ def test_plain_mqtt_on_the_tls_port_gets_no_session(mosquitto_room: Mosquitto) -
 # ---------------------------------------------------------------- shipped config and scripts
 
 
-class _ShippedConf(Mosquitto):
-    """mosquitto run with examples/mosquitto/mosquitto.conf, paths and ports moved to tmp."""
-
-    def __init__(self, workdir: Path, poker: Path, plain_port: int) -> None:
-        super().__init__(workdir, password_file=poker / "passwd", acl_file=poker / "acl")
-        self.poker = poker
-        self.plain_port = plain_port
-        self.tls = TlsFiles(poker / "ca.crt", poker / "server.crt", poker / "server.key")
-
-    def _config(self) -> str:
-        text = EXAMPLE_CONF.read_text()
-        for old, new in (
-            ("/etc/mosquitto/poker/", f"{self.poker}/"),
-            ("listener 1883 127.0.0.1\n", f"listener {self.plain_port} 127.0.0.1\n"),
-            ("listener 8883\n", f"listener {self.port} 127.0.0.1\n"),
-        ):
-            assert old in text, f"the shipped mosquitto.conf changed shape: no {old!r}"
-            text = text.replace(old, new)
-        # What the distribution's main mosquitto.conf provides around the drop-in.
-        head = [f"persistence_location {self.workdir}/"]
-        if os.geteuid() == 0:
-            head.append("user root")
-        return "\n".join(head) + "\n" + text
-
-
 def test_shipped_mosquitto_conf_serves_tls_and_loopback_only_plain(
     tmp_path: Path, room_certs: TlsFiles
 ) -> None:
-    poker = tmp_path / "poker"
-    poker.mkdir()
-    for src, name in (
-        (room_certs.ca_file, "ca.crt"),
-        (room_certs.cert_file, "server.crt"),
-        (room_certs.key_file, "server.key"),
-        (EXAMPLE_ACL, "acl"),
-    ):
-        shutil.copy(src, poker / name)
-    make_room_passwd(poker / "passwd", USERS)
+    poker = install_kit(tmp_path / "poker", room_certs, users=USERS)
     plain = free_port()
-    with _ShippedConf(tmp_path / "broker", poker, plain) as broker:
+    with ShippedBroker(tmp_path / "broker", poker, plain_port=plain) as broker:
         assert not connack(broker, "room").is_failure
         assert connack(broker, "room", "wrong-password").is_failure
         assert connack(broker, None).is_failure  # allow_anonymous false
