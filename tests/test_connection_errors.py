@@ -228,3 +228,17 @@ def test_no_heartbeat_when_it_is_off(mosquitto: Mosquitto, publishers: list[Publ
         time.sleep(2.5)
         (only,) = statuses(room)
     assert "heartbeat" not in only and only["last_connect_error"] is None
+
+
+def test_backoff_is_short_capped_and_jittered() -> None:
+    from controller.connection import Backoff
+
+    low = Backoff(0.5, 4.0, rng=lambda: 0.0)  # the shortest draw: half of each step
+    assert [low.next() for _ in range(6)] == [0.25, 0.5, 1.0, 2.0, 2.0, 2.0]
+    high = Backoff(0.5, 4.0, rng=lambda: 0.999999)
+    waits = [high.next() for _ in range(8)]
+    assert max(waits) <= 4.0 and waits[-1] == pytest.approx(4.0)
+    high.reset()
+    assert high.next() == pytest.approx(0.5)
+    with pytest.raises(ValueError):
+        Backoff(5.0, 4.0)
