@@ -25,7 +25,7 @@ def text_problem(value: str) -> str | None:
 
     Refused: text that is not Unicode (a lone surrogate), blank text, a control character
     or line break, and a string that reads as a card name (`As`): public topics never carry
-    one unless the rules show it (CONTRACT section 3).
+    one unless the rules show it (TDA 2019 rule 16; docs/mqtt.md).
     """
     if not is_unicode(value):
         return "is not Unicode text (a lone surrogate: a \\uD800-\\uDFFF escape without its pair)"

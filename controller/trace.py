@@ -1,4 +1,4 @@
-"""Input trace events (CONTRACT section 2): typed records, parsing and canonical JSON."""
+"""Input trace events (docs/trace-format.md): typed records, parsing and canonical JSON."""
 
 from __future__ import annotations
 
