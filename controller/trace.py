@@ -6,18 +6,52 @@ import json
 import math
 import re
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from controller.errors import TraceError
+from controller.inputs import (
+    BUTTON_NAMES,
+    DEVICE_NAMES,
+    DEVICE_STATES,
+    Badge,
+    ButtonPress,
+    Command,
+    Device,
+    Event,
+    TagIn,
+    TagOut,
+    Tick,
+)
+
+# The input types are defined in controller.inputs; importing them from here still works.
+__all__ = [
+    "ANTENNA_RE",
+    "BUTTON_NAMES",
+    "CARD_RE",
+    "COMMAND_NAMES",
+    "DEVICE_NAMES",
+    "DEVICE_STATES",
+    "STAFF_ROLES",
+    "Badge",
+    "ButtonPress",
+    "Command",
+    "Device",
+    "Event",
+    "TagIn",
+    "TagOut",
+    "Tick",
+    "event_to_dict",
+    "event_to_json",
+    "iter_trace",
+    "load_trace",
+    "parse_event",
+    "parse_line",
+]
 
 CARD_RE = re.compile(r"^[23456789TJQKA][cdhs]$")
 ANTENNA_RE = re.compile(r"^(seat|bet)([1-9]|10)$|^(board|burn|muck|pot|register)$")
 
-BUTTON_NAMES = frozenset(
-    {"shuffler", "check", "misdeal", "floor", "exposed", "boxed", "allin", "raise"}
-)
 COMMAND_NAMES = frozenset(
     {
         "seat",
@@ -34,78 +68,6 @@ COMMAND_NAMES = frozenset(
     }
 )
 STAFF_ROLES = frozenset({"dealer", "floor"})
-DEVICE_NAMES = frozenset({"card_reader", "chip_reader", "badge_reader"})
-DEVICE_STATES = frozenset({"offline", "online"})
-
-
-@dataclass(frozen=True, slots=True)
-class Command:
-    """A room-server or operator command (`seat`, `unseat`, `level`, `button`, ...)."""
-
-    t: float
-    name: str
-    args: dict[str, Any] = field(default_factory=dict)
-
-
-@dataclass(frozen=True, slots=True)
-class ButtonPress:
-    """A physical button: shuffler, dealer panel (`check`, `misdeal`...) or a seat's all-in."""
-
-    t: float
-    name: str
-    seat: int | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class TagIn:
-    """A tag (card, chip or marker) arrived at an antenna."""
-
-    t: float
-    antenna: str
-    card: str | None = None
-    chip: str | None = None
-    value: int | None = None
-    uid: str | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class TagOut:
-    """A tag left an antenna."""
-
-    t: float
-    antenna: str
-    card: str | None = None
-    chip: str | None = None
-    value: int | None = None
-    uid: str | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class Badge:
-    """A staff badge presented to (or, with `removed`, taken off) the PC/SC reader."""
-
-    t: float
-    uid: str
-    removed: bool = False
-
-
-@dataclass(frozen=True, slots=True)
-class Device:
-    """A device went away or came back (`card_reader`, `chip_reader`, `badge_reader`)."""
-
-    t: float
-    name: str
-    state: str  # "offline" | "online"
-
-
-@dataclass(frozen=True, slots=True)
-class Tick:
-    """Time passing with no other input (an engine timer fired)."""
-
-    t: float
-
-
-Event = Command | ButtonPress | TagIn | TagOut | Badge | Device | Tick
 
 _COMMAND_FIELDS: dict[str, dict[str, type]] = {
     "seat": {"seat": int, "player": str, "stack": int},

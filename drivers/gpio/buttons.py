@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 from controller.config import GpioConfig
 from controller.errors import ConfigError
-from controller.trace import BUTTON_NAMES, ButtonPress
+from controller.inputs import BUTTON_NAMES, ButtonPress
 from drivers.gpio.base import PinBackend
 
 LAMP_NAMES = ("floor", "pending", "fault")
