@@ -379,21 +379,25 @@ class Daemon:
 
     def _open_gpio(self) -> None:
         from drivers.gpio import get_backend
-        from drivers.gpio.buttons import Lamps, TableButtons
+        from drivers.gpio.buttons import Lamps, PinPlan, TableButtons
 
         options: dict[str, Any] = {}
         if self.config.gpio.backend == "sim" and self.config.gpio.sim_socket is not None:
             options["control_socket"] = self.config.gpio.sim_socket
         self.gpio = get_backend(self.config.gpio.backend, **options)
+        cfg = self.config.gpio
+        plan = PinPlan(
+            cfg.shuffler, cfg.panel, cfg.allin_buttons, cfg.lamps, cfg.allin_lamps, cfg.bounce_ms
+        )
         # Debounce on a monotonic clock (trace time may stand still while resyncing);
         # each press is stamped with trace time as it is queued.
         self.buttons = TableButtons(
             self.gpio,
-            self.config.gpio,
+            plan,
             lambda press: self.submit(dataclasses.replace(press, t=self.now())),
             time.monotonic,
         )
-        self.lamps = Lamps(self.gpio, self.config.gpio)
+        self.lamps = Lamps(self.gpio, plan)
         threading.Thread(target=self._watch_buttons, name="buttons-watch", daemon=True).start()
 
     def _watch_buttons(self) -> None:

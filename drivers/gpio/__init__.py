@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from drivers.gpio.base import BACKEND_NAMES, Edge, EdgeCallback, PinBackend, get_backend
-from drivers.gpio.buttons import LAMP_NAMES, Lamps, TableButtons
+from drivers.gpio.buttons import LAMP_NAMES, Lamps, PinPlan, TableButtons
 
 __all__ = [
     "BACKEND_NAMES",
@@ -12,6 +12,7 @@ __all__ = [
     "EdgeCallback",
     "Lamps",
     "PinBackend",
+    "PinPlan",
     "TableButtons",
     "get_backend",
 ]
