@@ -17,11 +17,12 @@ from typing import Any
 
 from controller import __version__, sdnotify
 from controller.commands import CommandError, command_label, parse_room_command
-from controller.config import BrokerConfig, Config, ReaderConfig
+from controller.config import BrokerConfig, Config
 from controller.delivery import AckedMark, Redelivery, acked_path
+from controller.devices import Devices
 from controller.engine import Engine
 from controller.engine.checkpoint import checkpoint, restore
-from controller.errors import DeviceError, JournalError, RetentionError, TableError
+from controller.errors import JournalError, RetentionError, TableError
 from controller.journal import InputJournal, SegmentedJournal, open_journal
 from controller.messages import ALERTS, REPLIES, STATE, Message
 from controller.publisher import Publisher
@@ -31,8 +32,6 @@ from controller.trace import Command, Device, Event, TagIn, TagOut, Tick
 
 log = logging.getLogger("tablectl.daemon")
 
-FAULTS = frozenset({"reader_disconnected", "reader_silent", "antenna_mismatch"})
-RECOVERIES = frozenset({"reader_reconnected", "reader_recovered"})
 #: After a restart no timer fires until every reader has re-read its antennas (or this
 #: many seconds passed), and chips the catch-up adds to a push the crash cut short are
 #: dated to the last journaled input: the push is read whole, not settled in two halves.
@@ -93,16 +92,9 @@ class Daemon:
         self.epoch = clock()
         self.last_t = 0.0
         self.publisher: Publisher | None = None
-        self.sim_boards: dict[str, Any] = {}
-        self.readers: list[Any] = []
-        self.badge_reader: Any = None  # drivers.badge.BadgeReader, when configured
-        self.sim_badge: Any = None  # the same, when it is the simulated one
-        self.gpio: Any = None
-        self.buttons: Any = None
-        self.lamps: Any = None
+        self.devices = Devices(config, self)
         self.applied = 0
         self.failed: JournalError | None = None  # the journal broke: stopped, exit non-zero
-        self.faulty: set[str] = set()
         self._draw_asked: tuple[str, int] | None = None
         self._thread: threading.Thread | None = None
         self._stopping = threading.Event()
@@ -237,10 +229,7 @@ class Daemon:
             self.publisher.publish(message)
         if self.acked is not None:
             self.acked.start(lambda: self.publisher.acked_seq if self.publisher else 0)
-        self._open_gpio()
-        self._open_reader("card_reader", self.config.card_reader, kind="card")
-        self._open_reader("chip_reader", self.config.chip_reader, kind="chip")
-        self._open_badge()
+        self.devices.open(self.tag_view)
         # Recovered and devices open: tell systemd (Type=notify); the loop pings its watchdog.
         interval = sdnotify.watchdog_interval()
         self._watchdog_period = interval / 2 if interval else None
@@ -377,124 +366,15 @@ class Daemon:
             return Path(directory) / "acked"
         return acked_path(journal.path) if journal.path is not None else None
 
-    def _open_gpio(self) -> None:
-        from drivers.gpio import get_backend
-        from drivers.gpio.buttons import Lamps, PinPlan, TableButtons
-
-        options: dict[str, Any] = {}
-        if self.config.gpio.backend == "sim" and self.config.gpio.sim_socket is not None:
-            options["control_socket"] = self.config.gpio.sim_socket
-        self.gpio = get_backend(self.config.gpio.backend, **options)
-        cfg = self.config.gpio
-        plan = PinPlan(
-            cfg.shuffler, cfg.panel, cfg.allin_buttons, cfg.lamps, cfg.allin_lamps, cfg.bounce_ms
-        )
-        # Debounce on a monotonic clock (trace time may stand still while resyncing);
-        # each press is stamped with trace time as it is queued.
-        self.buttons = TableButtons(
-            self.gpio,
-            plan,
-            lambda press: self.submit(dataclasses.replace(press, t=self.now())),
-            time.monotonic,
-        )
-        self.lamps = Lamps(self.gpio, plan)
-        threading.Thread(target=self._watch_buttons, name="buttons-watch", daemon=True).start()
-
-    def _watch_buttons(self) -> None:
-        """Poll the button pins every second: a release whose edge was never reported is
-        caught from the pin's level (so the next press counts), a held button is alerted."""
-        reported: set[tuple[str, int | None]] = set()
-        while not self._stopping.wait(1.0):
-            buttons = self.buttons
-            if buttons is None:
-                continue
-            try:
-                stuck = set(buttons.stuck())
-            except TableError:  # the GPIO bank is closing
-                return
-            for name, seat in sorted(stuck - reported, key=str):
-                label = name if seat is None else f"{name} seat {seat}"
-                self.submit_alert(
-                    "button_stuck",
-                    f"the {label} button has been held down for over 10 s",
-                    {"button": name, "seat": seat},
-                )
-            reported = stuck
-
-    def _open_reader(self, name: str, cfg: ReaderConfig, *, kind: str) -> None:
-        from drivers.reader.driver import ReaderDriver
-
-        port = cfg.port
-        if cfg.backend == "sim":
-            from firmware_sim.reader_board import ReaderBoardSim
-
-            board = ReaderBoardSim(cfg.antennas, kind=kind)
-            for antenna, uids in self.tag_view.items():  # the simulated table outlives us
-                for uid in uids if antenna in cfg.antennas else ():
-                    board.place(antenna, uid)
-            board.start()
-            self.sim_boards[name] = board
-            port = board.path
-        if port is None:
-            raise DeviceError(f"{name}: no serial port configured")
-        driver = ReaderDriver(
-            port,
-            cfg.antennas,
-            on_event=lambda event: self.submit_reader_event(name, event),
-            on_alert=self.submit_alert,
-            clock=self.now,
-            baudrate=cfg.baudrate,
-            name=name,
-            on_device=lambda state: self.submit_device(name, state),
-            initial={a: u for a, u in self.tag_view.items() if a in cfg.antennas},
-        )
-        driver.start()
-        self.readers.append(driver)
-
-    def _open_badge(self) -> None:
-        """The staff badge reader ([devices.badge_reader]): badges and its state are inputs."""
-        cfg = self.config.badge
-        if cfg.backend == "none":
-            return
-        from controller.trace import Badge
-        from drivers.badge import get_backend
-
-        def on_badge(uid: str, removed: bool) -> None:
-            self.submit(Badge(t=self.now(), uid=uid, removed=removed))
-
-        def on_device(state: str) -> None:
-            self.submit(Device(t=self.now(), name="badge_reader", state=state))
-
-        reader = get_backend(
-            cfg.backend,
-            on_badge=on_badge,
-            on_device=on_device,
-            on_alert=self.submit_alert,
-            clock=self.now,
-            reader=cfg.reader,
-        )
-        reader.start()
-        self.badge_reader = reader
-        if cfg.backend == "sim":
-            self.sim_badge = reader
-
     def stop(self) -> None:
         """Stop devices, drain the queue, say offline, close the journal."""
         sdnotify.notify("STOPPING=1")
-        for reader in self.readers:
-            reader.stop()
-        if self.badge_reader is not None:
-            self.badge_reader.stop()
-        for board in self.sim_boards.values():
-            board.stop()
+        self.devices.stop_inputs()
         self._stopping.set()
         self.queue.put(None)
         if self._thread is not None:
             self._thread.join(timeout=10)
-        if self.lamps is not None:
-            self.lamps.all_off()
-        if self.gpio is not None:
-            self.gpio.close()
+        self.devices.close()
         if self.publisher is not None:
             self.publisher.stop()
         if self.acked is not None:
@@ -577,8 +457,8 @@ class Daemon:
             text = f"table {self.config.table.id}: hand {hand.number} in progress"
         else:
             text = f"table {self.config.table.id}: between hands, {self.engine.hand_number} dealt"
-        if self.faulty:
-            text += f"; device fault: {', '.join(sorted(self.faulty))}"
+        if self.devices.faulty:
+            text += f"; device fault: {', '.join(sorted(self.devices.faulty))}"
         return text
 
     def _update_status(self) -> None:
@@ -638,7 +518,7 @@ class Daemon:
             item = item.item
         if isinstance(item, DeviceAlert):
             message = self._alert_message(item.kind, item.message, item.details, item.severity)
-            effects.append(functools.partial(self._fault_lamp, item))
+            effects.append(functools.partial(self.devices.note_alert, item.kind, item.details))
             return self._record("daemon", [message])
         if isinstance(item, RefusedCommand):
             text = f"command {item.name!r} refused: {item.error}"
@@ -814,24 +694,5 @@ class Daemon:
         payload.update(details)
         return Message(ALERTS, payload)
 
-    def _fault_lamp(self, alert: DeviceAlert) -> None:
-        """The panel's fault lamp shows a reader board that is not answering."""
-        if self.lamps is None:
-            return
-        reader = str(alert.details.get("reader", ""))
-        if alert.kind in FAULTS:
-            self.faulty.add(reader or alert.kind)
-        elif alert.kind in RECOVERIES:
-            self.faulty.discard(reader or alert.kind)
-        else:
-            return
-        self.lamps.set("fault", bool(self.faulty))
-
     def _update_lamps(self) -> None:
-        if self.lamps is None:
-            return
-        for name, on in self.engine.lamps().items():
-            if name.startswith("allin"):
-                self.lamps.set_allin(int(name[5:]), on)
-            else:
-                self.lamps.set(name, on)
+        self.devices.show(self.engine.lamps())

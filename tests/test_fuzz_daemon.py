@@ -127,7 +127,7 @@ def test_hypothesis_bytes_into_the_daemons_serial_input(
     fed = [0]
     examples = [0]
     try:
-        card_reader = daemon.readers[0]
+        card_reader = daemon.devices.readers[0]
         assert card_reader.wait_synced(10.0)
 
         @FUZZ

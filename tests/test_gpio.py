@@ -9,9 +9,10 @@ from typing import Any
 
 import pytest
 
+from controller.backends import create_backend
 from controller.errors import ConfigError, DeviceError, TableError
 from controller.trace import ButtonPress
-from drivers.gpio import Lamps, PinPlan, TableButtons, get_backend
+from drivers.gpio import Lamps, PinPlan, TableButtons
 from drivers.gpio.rpi import RpiBackend
 from drivers.gpio.sim import ManualClock, SimBackend
 
@@ -51,30 +52,30 @@ class Table:
         self.sim.release(pin)
 
 
-# -- the factory --------------------------------------------------------------------------
+# -- the backends by name (controller/backends.py) ---------------------------------------
 
 
-def test_get_backend_sim_passes_keywords() -> None:
+def test_backend_sim_passes_keywords() -> None:
     clock = ManualClock(5.0)
-    backend = get_backend("sim", clock=clock)
+    backend = create_backend("gpio", "sim", clock=clock)
     assert isinstance(backend, SimBackend)
     backend.setup_output(4, initial=True)
     assert backend.history(4) == [(5.0, True)]
 
 
 @pytest.mark.parametrize("name", ["nope", "RPI", ""])
-def test_get_backend_unknown_name_is_a_config_error_naming_it(name: str) -> None:
+def test_backend_unknown_name_is_a_config_error_naming_it(name: str) -> None:
     with pytest.raises(ConfigError, match=repr(name)) as info:
-        get_backend(name)
+        create_backend("gpio", name)
     assert "rpi" in str(info.value) and "sim" in str(info.value)
 
 
 @pytest.mark.skipif("RPi" in sys.modules, reason="RPi.GPIO is importable here")
-def test_get_backend_rpi_off_a_pi_says_what_to_install(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_backend_rpi_off_a_pi_says_what_to_install(monkeypatch: pytest.MonkeyPatch) -> None:
     # Make sure no RPi.GPIO can be found even if some package provides one.
     monkeypatch.setitem(sys.modules, "RPi", None)
     with pytest.raises(DeviceError) as info:
-        get_backend("rpi")
+        create_backend("gpio", "rpi")
     message = str(info.value)
     assert "RPi.GPIO" in message and "rpi-lgpio" in message
     assert isinstance(info.value, TableError)

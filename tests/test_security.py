@@ -163,7 +163,7 @@ def table(
     tv = Subscriber(mosquitto_room, ["poker/+/+/holecards", "poker/+/+/state"], username="tv")
     daemon.start()
     try:
-        assert daemon.readers[0].wait_synced(10.0)
+        assert daemon.devices.readers[0].wait_synced(10.0)
         yield daemon, room, tv
     finally:
         daemon.stop()
