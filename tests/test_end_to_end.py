@@ -61,6 +61,9 @@ def table(tmp_path: Path, mosquitto_acl: Mosquitto):  # type: ignore[no-untyped-
     tv = Subscriber(mosquitto_acl, f"{PREFIX}/holecards", username="tv")
     daemon.start()
     assert daemon.devices.readers[0].wait_synced(10.0)
+    # The daemon subscribes to its commands before it says "online": once the room saw
+    # that, a command it sends is not published to nobody.
+    assert room.wait_for(lambda ms: any(b'"online"' in m.payload for m in ms), 10)
     yield daemon, room, tv
     daemon.stop()
     room.close()
