@@ -30,7 +30,7 @@ from controller.notices import Notices
 from controller.publisher import Publisher
 from controller.recovery import Resync, delivery_mark, recover
 from controller.replay import build_engine
-from controller.staff_sync import file_changes, save
+from controller.staff_sync import file_changes, roster, save
 from controller.supervision import Supervisor, status_text
 
 log = logging.getLogger("tablectl.daemon")
@@ -228,7 +228,7 @@ class Daemon:
         if path is None:
             return
         try:
-            commands = file_changes(path, self.engine.staff_members(), self.now())
+            commands = file_changes(path, roster(self.engine), self.now())
         except TableError as exc:
             log.error("staff file %s not taken: %s", path, exc)
             return
@@ -469,7 +469,7 @@ class Daemon:
         if path is None:
             return
         try:
-            save(path, self.engine.staff_members())
+            save(path, roster(self.engine))
         except (OSError, TableError) as exc:
             details = {"path": str(path)}
             self._publish(self.notices.alert("staff_registry_not_saved", f"{path}: {exc}", details))

@@ -40,8 +40,9 @@ class ButtonPress:
 
 
 @dataclass(frozen=True, slots=True)
-class TagIn:
-    """A tag (card, chip or marker) arrived at an antenna."""
+class Tag:
+    """A tag (card, chip or marker) at an antenna: one of `card`, `chip` (with its `value`)
+    or the raw `uid` (resolved through the deck and chip registries)."""
 
     t: float
     antenna: str
@@ -52,15 +53,13 @@ class TagIn:
 
 
 @dataclass(frozen=True, slots=True)
-class TagOut:
-    """A tag left an antenna."""
+class TagIn(Tag):
+    """A tag arrived at an antenna."""
 
-    t: float
-    antenna: str
-    card: str | None = None
-    chip: str | None = None
-    value: int | None = None
-    uid: str | None = None
+
+@dataclass(frozen=True, slots=True)
+class TagOut(Tag):
+    """A tag left an antenna."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -154,21 +154,25 @@ def test_resync_gives_up_waiting_after_its_timeout() -> None:
     assert not resync.pending()  # timers fire again; the table is not frozen by a dead board
 
 
+def as_roster(*members: StaffMember) -> dict[str, tuple[str, str]]:
+    return {m.uid: (m.name, m.role) for m in members}
+
+
 def write_staff_file(path: Path, *members: StaffMember) -> Path:
-    save(path, members)
+    save(path, as_roster(*members))
     return path
 
 
 def test_staff_file_edits_made_while_stopped_become_staff_commands(tmp_path: Path) -> None:
     renamed = StaffMember(LUCA.uid, "Luca Bianchi-Verdi", "floor")
     path = write_staff_file(tmp_path / "staff.toml", MARIA, renamed, GIULIA)
-    registry = [MARIA, LUCA, StaffMember("0A0B0C0D", "Gone Person", "dealer")]
+    registry = as_roster(MARIA, LUCA, StaffMember("0A0B0C0D", "Gone Person", "dealer"))
     assert file_changes(path, registry, 7.0) == [
         Command(7.0, "staff", {"uid": LUCA.uid, "person": "Luca Bianchi-Verdi", "role": "floor"}),
         Command(7.0, "staff", {"uid": GIULIA.uid, "person": "Giulia Ferrari", "role": "floor"}),
         Command(7.0, "staff", {"uid": "0A0B0C0D", "remove": True}),
     ]
-    assert file_changes(path, [MARIA, renamed, GIULIA], 8.0) == []
+    assert file_changes(path, as_roster(MARIA, renamed, GIULIA), 8.0) == []
 
 
 def test_staff_file_follows_the_registry_and_a_bad_file_is_refused(tmp_path: Path) -> None:
@@ -176,4 +180,4 @@ def test_staff_file_follows_the_registry_and_a_bad_file_is_refused(tmp_path: Pat
     assert sorted(m.uid for m in load_staff(path)) == sorted([GIULIA.uid, MARIA.uid])
     path.write_text("[[staff]]\nuid = 'zz'\n")
     with pytest.raises(RegistryError):
-        file_changes(path, [], 0.0)
+        file_changes(path, {}, 0.0)
