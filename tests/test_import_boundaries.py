@@ -19,6 +19,24 @@ DEVICE_WIRING = {
     "controller/devices.py": ("drivers", "firmware_sim"),  # the backends and their drivers
     "controller/cli.py": ("firmware_sim",),  # the `sim` command's dealer and script player
 }
+#: The shell's modules that do I/O (devices, files, sockets, clocks, threads).
+SHELL = (
+    "backends",
+    "cli",
+    "daemon",
+    "delivery",
+    "devices",
+    "draws",
+    "journal",
+    "localbroker",
+    "notices",
+    "publisher",
+    "recovery",
+    "register_deck",
+    "sdnotify",
+    "staff_sync",
+    "supervision",
+)
 
 
 @dataclass(frozen=True)
@@ -136,3 +154,14 @@ def test_backends_are_named_only_in_the_backend_table() -> None:
                 wrong.append(f"{path}:{node.lineno}: {node.value!r}")
     assert wrong == []
 
+
+@pytest.mark.parametrize("package", ["controller/engine", "controller/rules"])
+def test_the_engine_imports_no_module_of_the_shell(package: str) -> None:
+    """The engine is pure: nothing it imports reads a device, a file, a socket or a clock."""
+    shell = [f"controller.{name}" for name in SHELL] + ["drivers", "firmware_sim"]
+    wrong = [
+        f"{i.path}:{i.line}: {i.module}"
+        for i in imports_of(package)
+        if any(_within(i.module, module) for module in shell)
+    ]
+    assert wrong == []
