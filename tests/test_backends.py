@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import subprocess
 import sys
 from pathlib import Path
@@ -11,9 +10,8 @@ import pytest
 
 from controller.backends import BACKENDS, backend_names, create_backend
 from controller.config import ReaderConfig, load_config
-from controller.devices import SerialBoard, open_board, reader_driver
+from controller.devices import SerialBoard, open_board
 from controller.errors import ConfigError, DeviceError
-from controller.inputs import TagIn, TagOut
 
 ROOT = Path(__file__).resolve().parent.parent
 ANTENNAS = ("seat1", "seat2", "board", "burn", "muck")
@@ -88,36 +86,3 @@ def test_the_serial_reader_backend_is_the_configured_port() -> None:
 def test_the_serial_reader_backend_without_a_port_names_the_reader() -> None:
     with pytest.raises(DeviceError, match="chip_reader: no serial port configured"):
         open_board("chip_reader", ReaderConfig("serial", None, 115200, ANTENNAS), kind="chip")
-
-
-def test_the_simulated_reader_backend_is_a_board_on_a_pty_with_the_tags_given() -> None:
-    """What the journal says is on the antennas is on the simulated board at start, and the
-    driver reads it there (the firmware simulator, pyserial, a real pty)."""
-    cfg = ReaderConfig("sim", None, 115200, ANTENNAS)
-    link = open_board(
-        "card_reader",
-        cfg,
-        kind="card",
-        tags={"seat2": ["04A1B2C3", "04B2C3D4"], "pot": ["05000000"]},
-    )
-    seen: list[TagIn | TagOut] = []
-    driver = reader_driver(
-        link,
-        cfg,
-        on_event=seen.append,
-        on_alert=lambda *_: None,
-        clock=lambda: 0.0,
-        name="card_reader",
-    )
-    try:
-        assert os.path.exists(link.path)
-        driver.start()
-        assert driver.wait_synced(10.0)
-        # The board's first inventory is the baseline: what lies there is reported as arrived.
-        assert sorted((e.antenna, e.uid) for e in seen if isinstance(e, TagIn)) == [
-            ("seat2", "04A1B2C3"),
-            ("seat2", "04B2C3D4"),
-        ]
-    finally:
-        driver.stop()
-        link.stop()
