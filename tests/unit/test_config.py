@@ -16,7 +16,7 @@ from controller.config import (
 )
 from controller.errors import ConfigError, TableError
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "examples" / "sim-table.toml"
 
 MINIMAL = """\

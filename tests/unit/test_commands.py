@@ -31,7 +31,7 @@ from controller.schema import SchemaError, validate
 from controller.trace import Command
 from tests.broker import EXAMPLE_ACL, USERS, Mosquitto, Received, Subscriber
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "examples" / "sim-table.toml"
 STAFF = ROOT / "examples" / "staff" / "sim-staff.toml"
 PREFIX = "poker/sim/t01"

@@ -34,7 +34,7 @@ from tests.table_rig import (
     without_t,
 )
 
-EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "sim-table.toml"
+EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "sim-table.toml"
 
 
 class JournalProbe:

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.test_replay import CONFIG, ROOT, TRACES, profile_args
+from tests.scenarios.test_replay import CONFIG, ROOT, TRACES, profile_args
 
 
 def run_replay(trace: Path, *extra: str) -> subprocess.CompletedProcess[bytes]:

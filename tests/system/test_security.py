@@ -47,7 +47,7 @@ from tests.broker import (
 
 pytestmark = pytest.mark.timeout(120)
 
-EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "sim-table.toml"
+EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "sim-table.toml"
 PREFIX = "poker/sim/t01"
 OTHER = "poker/sim/t02"
 CARD = re.compile(r'"([23456789TJQKA][cdhs])"')

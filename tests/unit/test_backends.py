@@ -13,7 +13,7 @@ from controller.config import ReaderConfig, load_config
 from controller.devices import SerialBoard, open_board
 from controller.errors import ConfigError, DeviceError
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 ANTENNAS = ("seat1", "seat2", "board", "burn", "muck")
 
 

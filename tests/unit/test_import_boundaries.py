@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 #: What a driver may import from the controller: the errors and the input event types.
 DRIVER_CORE = frozenset({"controller.errors", "controller.inputs"})

@@ -23,7 +23,7 @@ from tests.pcscd import SLOT0, Pcscd, check_prerequisites, free_port_pair
 
 pytestmark = pytest.mark.timeout(150)
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "examples" / "sim-table.toml"
 STAFF = ROOT / "examples" / "staff" / "sim-staff.toml"
 PREFIX = "poker/sim/t01"

@@ -25,7 +25,7 @@ from tests.broker import Mosquitto, Received, Subscriber
 
 pytestmark = pytest.mark.timeout(90)
 
-EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "sim-table.toml"
+EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "sim-table.toml"
 CARD = re.compile(r'"[23456789TJQKA][cdhs]"')
 PREFIX = "poker/sim/t01"
 TABLECTL = [sys.executable, "-m", "controller.cli"]

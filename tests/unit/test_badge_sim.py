@@ -14,7 +14,7 @@ from controller.errors import ConfigError, DeviceError, TableError
 from drivers.badge import BadgeReader
 from drivers.badge.sim import SimBadgeReader
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 MARIA = "04A1B2C3D4E5F6"
 LUCA = "04B2C3D4E5F607"
 

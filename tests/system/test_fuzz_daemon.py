@@ -33,7 +33,7 @@ from tests.broker import Mosquitto
 
 pytestmark = pytest.mark.timeout(900)
 
-EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "sim-table.toml"
+EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "sim-table.toml"
 MIN_TOTAL_BYTES = 1_000_000
 #: After each example: enough zero bytes to complete any false frame the noise began
 #: (a header claiming the longest payload), so nothing waits for the next example.

@@ -14,7 +14,7 @@ from controller.config import ReaderConfig, load_config
 from controller.devices import Devices, open_board, reader_driver
 from controller.inputs import Badge, ButtonPress, Event, TagIn, TagOut
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "examples" / "sim-table.toml"
 ANTENNAS = ("seat1", "seat2", "board", "burn", "muck")
 

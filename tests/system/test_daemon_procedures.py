@@ -26,7 +26,7 @@ from tests.broker import Mosquitto, Received, Subscriber
 
 pytestmark = pytest.mark.timeout(180)
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "examples" / "sim-table.toml"
 SCENARIO = ROOT / "tests" / "scenarios" / "rule_39_four_card_flop_floor_draws_the_burn.jsonl"
 PREFIX = "poker/sim/t01"

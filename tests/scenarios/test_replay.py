@@ -14,7 +14,7 @@ from controller.cli import main
 from controller.messages import Message
 from controller.schema import validate
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 SCENARIOS = ROOT / "tests" / "scenarios"
 CONFIG = ROOT / "examples" / "sim-table.toml"
 TRACES = sorted(p for p in SCENARIOS.glob("*.jsonl") if not p.name.endswith(".expected.jsonl"))

@@ -38,7 +38,7 @@ from controller.engine import Engine
 from controller.replay import build_engine, drive
 from controller.trace import load_trace
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 SCENARIOS = ROOT / "tests" / "scenarios"
 CONFIG = ROOT / "examples" / "sim-table.toml"
 TRACES = sorted(
