@@ -6,6 +6,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterator
 from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
 
 import pytest
@@ -73,6 +74,7 @@ def _imports(node: ast.AST, path: str, lazy: bool = False) -> Iterator[Import]:
             yield from _imports(child, path, lazy)
 
 
+@cache
 def imports_of(package: str) -> list[Import]:
     """Every import statement in a package's modules, parsed (nothing is imported)."""
     found: list[Import] = []
