@@ -32,7 +32,7 @@ def profile_args(trace: Path) -> list[str]:
 
 def replay(trace: Path, *extra: str) -> tuple[int, str, str]:
     """`tablectl replay TRACE --config CONFIG` in this process: exit code, stdout, stderr.
-    (tests/test_replay_cli.py runs the command itself, in fresh processes.)"""
+    (tests/system/test_replay_cli.py runs the command itself, in fresh processes.)"""
     if "--profile" not in extra:
         extra = (*profile_args(trace), *extra)
     out, err = io.StringIO(), io.StringIO()
