@@ -455,7 +455,8 @@ class Daemon:
     # ------------------------------------------------------------------ effects (after a commit)
 
     def _update_lamps(self) -> None:
-        self.devices.show(self.engine.lamps())
+        if self.devices.lamps is not None:  # engine.lamps() is not free: only for real lamps
+            self.devices.show(self.engine.lamps())
 
     def _request_draw(self) -> None:
         """RP-14: a draw the engine wants enters as a journaled `draw` command."""
