@@ -96,7 +96,7 @@ def controller_round_trip(port: int, n: int, fsync: str) -> list[float]:
     broker = dataclasses.replace(config.broker, host="127.0.0.1", port=port)
     daemon = Daemon(config, broker=broker)
     daemon.start()
-    board = daemon.sim_boards["card_reader"]
+    board = daemon.devices.sim_boards["card_reader"]
     assert config.registries.deck is not None
     deck = load_deck(config.registries.deck)
     for seat in (1, 2):

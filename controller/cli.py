@@ -257,7 +257,7 @@ def cmd_register_deck(args: argparse.Namespace) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    """The argument parser (CONTRACT section 1)."""
+    """The argument parser (the commands of README.md, "The command line")."""
     parser = argparse.ArgumentParser(prog="tablectl", description=__doc__)
     parser.add_argument("-v", "--verbose", action="store_true", help="debug logging")
     sub = parser.add_subparsers(dest="command", required=True)

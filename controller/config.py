@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from controller.backends import backend_names
 from controller.errors import ConfigError
 from controller.private import exposure
 
@@ -412,7 +413,7 @@ _READER_KEYS = ("backend", "port", "baudrate", "antennas")
 def _load_reader(
     section: _Section, default_antennas: tuple[str, ...]
 ) -> tuple[ReaderConfig, list[str]]:
-    backend = section.choice("backend", ("sim", "serial"), _READER.backend)
+    backend = section.choice("backend", backend_names("reader"), _READER.backend)
     port = section.str_("port")
     if backend == "serial" and port is None:
         raise section.error("port", 'required when backend = "serial" (e.g. "/dev/ttyUSB0")')
@@ -537,7 +538,7 @@ def _load_gpio(path: Path, data: dict[str, Any], devices: dict[str, Any], seats:
         _sub(path, devices, "devices.gpio"),
         ("backend", "bounce_ms", "sim_socket"),
     )
-    backend = dev.choice("backend", ("sim", "rpi"), _GPIO.backend)
+    backend = dev.choice("backend", backend_names("gpio"), _GPIO.backend)
     bounce_ms = dev.int_("bounce_ms", _GPIO.bounce_ms, lo=0, hi=1000)
     socket_value = dev.str_("sim_socket")
     if socket_value is not None and backend != "sim":
@@ -574,7 +575,7 @@ def _load_badge(path: Path, devices: dict[str, Any], base: Path) -> BadgeConfig:
         _sub(path, devices, "devices.badge_reader"),
         ("backend", "reader", "staff"),
     )
-    backend = s.choice("backend", ("none", "sim", "pcsc"), _BADGE.backend)
+    backend = s.choice("backend", ("none", *backend_names("badge_reader")), _BADGE.backend)
     reader = s.str_("reader")
     staff = _existing_file(s, "staff", base)
     if staff is None and backend != "none":

@@ -6,12 +6,13 @@ import queue
 import sys
 import time
 from pathlib import Path
-from typing import TextIO
+from typing import Any, TextIO
 
 from controller.config import Config
+from controller.devices import open_board, reader_driver
 from controller.errors import ConfigError, DeviceError
+from controller.inputs import TagIn, TagOut
 from controller.registration import DeckRegistration, generate_sim_deck
-from controller.trace import TagIn, TagOut
 
 
 def register_deck(
@@ -30,31 +31,20 @@ def register_deck(
     tag has no identity, so the order is the identity. A tag read twice and a 53rd tag are
     refused on the spot. Returns 0 when the file was written, 1 otherwise.
     """
-    from drivers.reader.driver import ReaderDriver
-
     reader = config.card_reader
     if antenna not in reader.antennas:
         raise ConfigError(
             f"{config.path}: [devices.card_reader] antennas: no {antenna!r} antenna to register on"
         )
-    board = None
-    port = reader.port
-    if reader.backend == "sim":
-        from firmware_sim.reader_board import ReaderBoardSim
-
-        board = ReaderBoardSim(reader.antennas, kind="card")
-        board.start()
-        port = board.path
-    if port is None:
-        raise DeviceError("card reader: no serial port configured")
+    link = open_board("card_reader", reader, kind="card")
+    board: Any = link if reader.backend == "sim" else None  # a simulated board takes tags
     reads: queue.Queue[TagIn | TagOut] = queue.Queue()
-    driver = ReaderDriver(
-        port,
-        reader.antennas,
+    driver = reader_driver(
+        link,
+        reader,
         on_event=reads.put,
         on_alert=lambda kind, message, _details: print(f"reader: {kind}: {message}", file=stdout),
         clock=time.monotonic,
-        baudrate=reader.baudrate,
         name="card_reader",
     )
     registration = DeckRegistration(deck_id)
@@ -63,7 +53,7 @@ def register_deck(
         # Reads before the driver's first inventory are not reported (it only trusts the
         # board once synced): prompt the dealer, real or simulated, only when it is ready.
         if not driver.wait_synced(min(timeout, 30.0)):
-            print(f"card reader: no answer from {port}: nothing registered", file=stdout)
+            print(f"card reader: no answer from {link.path}: nothing registered", file=stdout)
             return 1
         if simulate:
             if board is None:
@@ -93,8 +83,7 @@ def register_deck(
                     print(f"{read.uid}: {registration.offer(read.uid).message}", file=stdout)
     finally:
         driver.stop()
-        if board is not None:
-            board.stop()
+        link.stop()
     if not registration.complete:
         print(f"deck incomplete ({len(registration)} of 52): nothing written", file=stdout)
         return 1

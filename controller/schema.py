@@ -11,7 +11,7 @@ from typing import Any
 from controller.errors import TableError
 from controller.messages import ALERTS, EVENTS, HOLECARDS, REPLIES, STATE, STATUS, Message
 
-#: Topic suffix -> (schema file, qos, retain) as fixed by CONTRACT section 3.
+#: Topic suffix -> (schema file, qos, retain), as docs/mqtt.md lists them.
 TOPICS: dict[str, tuple[str, int, bool]] = {
     STATUS: ("status.json", 1, True),
     STATE: ("state.json", 1, True),

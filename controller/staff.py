@@ -2,24 +2,17 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 from controller.errors import RegistryError
+from controller.inputs import is_badge_uid
 from controller.registry import _read_toml, _toml_string, atomic_write_text
 from controller.text import text_problem
 
 ROLES = ("dealer", "floor")
 ENTRY_KEYS = ("uid", "name", "role")
-# A badge uid is whole bytes: 1 to 20 of them (ISO 14443 uids are 4, 7 or 10).
-BADGE_UID_RE = re.compile(r"^(?:[0-9A-Fa-f]{2}){1,20}$")
-
-
-def is_badge_uid(uid: object) -> bool:
-    """True for 2..40 hex digits, an even number of them (either case)."""
-    return isinstance(uid, str) and BADGE_UID_RE.match(uid) is not None
 
 
 @dataclass(frozen=True, slots=True)

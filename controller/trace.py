@@ -1,23 +1,57 @@
-"""Input trace events (CONTRACT section 2): typed records, parsing and canonical JSON."""
+"""Input trace events (docs/trace-format.md): typed records, parsing and canonical JSON."""
 
 from __future__ import annotations
 
 import json
 import math
 import re
-from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
 from controller.errors import TraceError
+from controller.inputs import (
+    BUTTON_NAMES,
+    DEVICE_NAMES,
+    DEVICE_STATES,
+    Badge,
+    ButtonPress,
+    Command,
+    Device,
+    Event,
+    TagIn,
+    TagOut,
+    Tick,
+)
+
+# The input types are defined in controller.inputs; importing them from here still works.
+__all__ = [
+    "ANTENNA_RE",
+    "BUTTON_NAMES",
+    "CARD_RE",
+    "COMMAND_NAMES",
+    "DEVICE_NAMES",
+    "DEVICE_STATES",
+    "STAFF_ROLES",
+    "Badge",
+    "ButtonPress",
+    "Command",
+    "Device",
+    "Event",
+    "TagIn",
+    "TagOut",
+    "Tick",
+    "event_to_dict",
+    "event_to_json",
+    "iter_trace",
+    "load_trace",
+    "parse_event",
+    "parse_line",
+]
 
 CARD_RE = re.compile(r"^[23456789TJQKA][cdhs]$")
 ANTENNA_RE = re.compile(r"^(seat|bet)([1-9]|10)$|^(board|burn|muck|pot|register)$")
 
-BUTTON_NAMES = frozenset(
-    {"shuffler", "check", "misdeal", "floor", "exposed", "boxed", "allin", "raise"}
-)
 COMMAND_NAMES = frozenset(
     {
         "seat",
@@ -34,78 +68,6 @@ COMMAND_NAMES = frozenset(
     }
 )
 STAFF_ROLES = frozenset({"dealer", "floor"})
-DEVICE_NAMES = frozenset({"card_reader", "chip_reader", "badge_reader"})
-DEVICE_STATES = frozenset({"offline", "online"})
-
-
-@dataclass(frozen=True, slots=True)
-class Command:
-    """A room-server or operator command (`seat`, `unseat`, `level`, `button`, ...)."""
-
-    t: float
-    name: str
-    args: dict[str, Any] = field(default_factory=dict)
-
-
-@dataclass(frozen=True, slots=True)
-class ButtonPress:
-    """A physical button: shuffler, dealer panel (`check`, `misdeal`...) or a seat's all-in."""
-
-    t: float
-    name: str
-    seat: int | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class TagIn:
-    """A tag (card, chip or marker) arrived at an antenna."""
-
-    t: float
-    antenna: str
-    card: str | None = None
-    chip: str | None = None
-    value: int | None = None
-    uid: str | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class TagOut:
-    """A tag left an antenna."""
-
-    t: float
-    antenna: str
-    card: str | None = None
-    chip: str | None = None
-    value: int | None = None
-    uid: str | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class Badge:
-    """A staff badge presented to (or, with `removed`, taken off) the PC/SC reader."""
-
-    t: float
-    uid: str
-    removed: bool = False
-
-
-@dataclass(frozen=True, slots=True)
-class Device:
-    """A device went away or came back (`card_reader`, `chip_reader`, `badge_reader`)."""
-
-    t: float
-    name: str
-    state: str  # "offline" | "online"
-
-
-@dataclass(frozen=True, slots=True)
-class Tick:
-    """Time passing with no other input (an engine timer fired)."""
-
-    t: float
-
-
-Event = Command | ButtonPress | TagIn | TagOut | Badge | Device | Tick
 
 _COMMAND_FIELDS: dict[str, dict[str, type]] = {
     "seat": {"seat": int, "player": str, "stack": int},
@@ -157,6 +119,10 @@ def _str(obj: dict[str, Any], key: str, *, required: bool = True) -> str | None:
     return value
 
 
+def _parse_tick(_obj: dict[str, Any], t: float) -> Tick:
+    return Tick(t=t)
+
+
 def _parse_tag(obj: dict[str, Any], t: float, cls: type[TagIn] | type[TagOut]) -> TagIn | TagOut:
     antenna = _str(obj, "antenna")
     assert antenna is not None
@@ -177,6 +143,122 @@ def _parse_tag(obj: dict[str, Any], t: float, cls: type[TagIn] | type[TagOut]) -
     return cls(t=t, antenna=antenna, card=card, chip=chip, value=value, uid=uid)
 
 
+def _parse_tag_in(obj: dict[str, Any], t: float) -> TagIn | TagOut:
+    return _parse_tag(obj, t, TagIn)
+
+
+def _parse_tag_out(obj: dict[str, Any], t: float) -> TagIn | TagOut:
+    return _parse_tag(obj, t, TagOut)
+
+
+def _parse_button(obj: dict[str, Any], t: float) -> ButtonPress:
+    name = _str(obj, "name")
+    if name not in BUTTON_NAMES:
+        raise TraceError(f"unknown button {name!r}")
+    seat = _int(obj, "seat", required=name == "allin")
+    return ButtonPress(t=t, name=name, seat=seat)
+
+
+def _parse_badge(obj: dict[str, Any], t: float) -> Badge:
+    uid = _str(obj, "uid")
+    assert uid is not None
+    if not re.fullmatch(r"[0-9A-Fa-f]{2,40}", uid):
+        raise TraceError(f"badge uid must be hex digits, got {uid!r}")
+    removed = obj.get("removed", False)
+    if not isinstance(removed, bool):
+        raise TraceError("field 'removed' must be true or false")
+    return Badge(t=t, uid=uid.upper(), removed=removed)
+
+
+def _parse_device(obj: dict[str, Any], t: float) -> Device:
+    device = _str(obj, "name")
+    state = _str(obj, "state")
+    if device not in DEVICE_NAMES:
+        raise TraceError(f"unknown device {device!r} (one of {', '.join(sorted(DEVICE_NAMES))})")
+    if state not in DEVICE_STATES:
+        raise TraceError(f"device state must be 'offline' or 'online', got {state!r}")
+    return Device(t=t, name=device, state=state)
+
+
+def _field(obj: dict[str, Any], key: str, typ: type) -> Any:
+    """The value of a command field of type `typ` (int, float, str or bool); raise TraceError."""
+    if typ is bool:
+        value = obj.get(key)
+        if not isinstance(value, bool):
+            raise TraceError(f"field {key!r} must be true or false")
+        return value
+    if typ is int:
+        return _int(obj, key)
+    if typ is float:
+        return _num(obj, key)
+    return _str(obj, key)
+
+
+def _parse_command(obj: dict[str, Any], t: float) -> Command:
+    name = _str(obj, "name")
+    assert name is not None
+    if name not in COMMAND_NAMES:
+        raise TraceError(f"unknown command {name!r}")
+    required = _COMMAND_FIELDS[name]
+    optional = _COMMAND_OPTIONAL.get(name, {}) | _COMMAND_COMMON
+    args = {key: _field(obj, key, typ) for key, typ in required.items()}
+    args.update((key, _field(obj, key, typ)) for key, typ in optional.items() if key in obj)
+    unknown = sorted(set(obj) - {"t", "event", "name", *required, *optional})
+    if unknown:
+        raise TraceError(f"command {name!r} has no field {', '.join(map(repr, unknown))}")
+    check = _COMMAND_CHECKS.get(name)
+    if check is not None:
+        check(args)
+    return Command(t=t, name=name, args=args)
+
+
+def _check_staff(args: dict[str, Any]) -> None:
+    """A staff entry names a person and a role; a removal names only the badge."""
+    if not re.fullmatch(r"[0-9A-F]{2,40}", str(args["uid"]).upper()):
+        raise TraceError(f"staff uid must be hex digits, got {args['uid']!r}")
+    args["uid"] = str(args["uid"]).upper()
+    if args.get("remove"):
+        if "role" in args or "person" in args:
+            raise TraceError("a staff removal takes only 'uid'")
+    elif "role" not in args or "person" not in args:
+        raise TraceError("a staff entry needs 'person' and 'role' (or 'remove': true)")
+    elif args["role"] not in STAFF_ROLES:
+        raise TraceError(f"staff role must be 'dealer' or 'floor', got {args['role']!r}")
+
+
+def _check_penalty(args: dict[str, Any]) -> None:
+    """A penalty lasts some hands or some rounds, at least one."""
+    if ("hands" in args) == ("rounds" in args):
+        raise TraceError("a penalty gives exactly one of 'hands' or 'rounds'")
+    if args.get("hands", 1) < 1 or args.get("rounds", 1) < 1:
+        raise TraceError("a penalty is at least one hand or one round")
+
+
+def _check_draw(args: dict[str, Any]) -> None:
+    """A draw's pick is one of its `of` outcomes."""
+    if not 0 <= args["pick"] < args["of"]:
+        raise TraceError(f"draw pick {args['pick']} is not in 0..{args['of'] - 1}")
+
+
+#: Commands whose fields are well typed but may still mean nothing on any table.
+_COMMAND_CHECKS: dict[str, Callable[[dict[str, Any]], None]] = {
+    "staff": _check_staff,
+    "penalty": _check_penalty,
+    "draw": _check_draw,
+}
+
+#: `event` -> the parser of that kind of line (after its `t` was checked).
+_PARSERS: dict[str, Callable[[dict[str, Any], float], Event]] = {
+    "tick": _parse_tick,
+    "tag_in": _parse_tag_in,
+    "tag_out": _parse_tag_out,
+    "button": _parse_button,
+    "badge": _parse_badge,
+    "device": _parse_device,
+    "command": _parse_command,
+}
+
+
 def parse_event(obj: Any) -> Event:
     """Validate one decoded JSON object and return the typed event; raise TraceError."""
     if not isinstance(obj, dict):
@@ -185,90 +267,10 @@ def parse_event(obj: Any) -> Event:
     if t < 0:
         raise TraceError(f"'t' must not be negative, got {t}")
     kind = obj.get("event")
-    if kind == "tick":
-        return Tick(t=t)
-    if kind in ("tag_in", "tag_out"):
-        return _parse_tag(obj, t, TagIn if kind == "tag_in" else TagOut)
-    if kind == "button":
-        name = _str(obj, "name")
-        if name not in BUTTON_NAMES:
-            raise TraceError(f"unknown button {name!r}")
-        seat = _int(obj, "seat", required=name == "allin")
-        return ButtonPress(t=t, name=name, seat=seat)
-    if kind == "badge":
-        uid = _str(obj, "uid")
-        assert uid is not None
-        if not re.fullmatch(r"[0-9A-Fa-f]{2,40}", uid):
-            raise TraceError(f"badge uid must be hex digits, got {uid!r}")
-        removed = obj.get("removed", False)
-        if not isinstance(removed, bool):
-            raise TraceError("field 'removed' must be true or false")
-        return Badge(t=t, uid=uid.upper(), removed=removed)
-    if kind == "device":
-        device = _str(obj, "name")
-        state = _str(obj, "state")
-        if device not in DEVICE_NAMES:
-            raise TraceError(
-                f"unknown device {device!r} (one of {', '.join(sorted(DEVICE_NAMES))})"
-            )
-        if state not in DEVICE_STATES:
-            raise TraceError(f"device state must be 'offline' or 'online', got {state!r}")
-        return Device(t=t, name=device, state=state)
-    if kind == "command":
-        name = _str(obj, "name")
-        assert name is not None
-        if name not in COMMAND_NAMES:
-            raise TraceError(f"unknown command {name!r}")
-        args: dict[str, Any] = {}
-        for key, typ in _COMMAND_FIELDS[name].items():
-            value = obj.get(key)
-            if typ is int:
-                args[key] = _int(obj, key)
-            elif typ is str:
-                args[key] = _str(obj, key)
-            else:  # pragma: no cover - table above only has int/str
-                args[key] = value
-        for key, typ in (_COMMAND_OPTIONAL.get(name, {}) | _COMMAND_COMMON).items():
-            if key in obj:
-                value = obj[key]
-                if typ is bool and not isinstance(value, bool):
-                    raise TraceError(f"field {key!r} must be true or false")
-                if typ is int:
-                    value = _int(obj, key)
-                if typ is float:
-                    value = _num(obj, key)
-                if typ is str:
-                    value = _str(obj, key)
-                args[key] = value
-        known = {"t", "event", "name", *_COMMAND_FIELDS[name], *_COMMAND_OPTIONAL.get(name, {})}
-        unknown = sorted(set(obj) - known - set(_COMMAND_COMMON))
-        if unknown:
-            raise TraceError(f"command {name!r} has no field {', '.join(map(repr, unknown))}")
-        _check_command(name, args)
-        return Command(t=t, name=name, args=args)
-    raise TraceError(f"unknown event kind {kind!r}")
-
-
-def _check_command(name: str, args: dict[str, Any]) -> None:
-    """Refuse a command whose fields are well typed but meaningless on any table."""
-    if name == "staff":
-        if not re.fullmatch(r"[0-9A-F]{2,40}", str(args["uid"]).upper()):
-            raise TraceError(f"staff uid must be hex digits, got {args['uid']!r}")
-        args["uid"] = str(args["uid"]).upper()
-        if args.get("remove"):
-            if "role" in args or "person" in args:
-                raise TraceError("a staff removal takes only 'uid'")
-        elif "role" not in args or "person" not in args:
-            raise TraceError("a staff entry needs 'person' and 'role' (or 'remove': true)")
-        elif args["role"] not in STAFF_ROLES:
-            raise TraceError(f"staff role must be 'dealer' or 'floor', got {args['role']!r}")
-    elif name == "penalty":
-        if ("hands" in args) == ("rounds" in args):
-            raise TraceError("a penalty gives exactly one of 'hands' or 'rounds'")
-        if args.get("hands", 1) < 1 or args.get("rounds", 1) < 1:
-            raise TraceError("a penalty is at least one hand or one round")
-    elif name == "draw" and not 0 <= args["pick"] < args["of"]:
-        raise TraceError(f"draw pick {args['pick']} is not in 0..{args['of'] - 1}")
+    parser = _PARSERS.get(kind) if isinstance(kind, str) else None
+    if parser is None:
+        raise TraceError(f"unknown event kind {kind!r}")
+    return parser(obj, t)
 
 
 def parse_line(line: str) -> Event:

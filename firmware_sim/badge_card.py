@@ -19,7 +19,7 @@ import struct
 import threading
 
 from controller.errors import DeviceError
-from controller.staff import is_badge_uid
+from controller.inputs import is_badge_uid
 
 log = logging.getLogger(__name__)
 

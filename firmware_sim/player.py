@@ -67,7 +67,8 @@ class ScriptPlayer:
             self._tag(event)
         elif isinstance(event, ButtonPress):
             pin = self.pins.get((event.name, event.seat))
-            if pin is None or self.daemon.gpio is None or not hasattr(self.daemon.gpio, "press"):
+            gpio = self.daemon.devices.gpio
+            if pin is None or gpio is None or not hasattr(gpio, "press"):
                 self.daemon.submit(ButtonPress(self.daemon.now(), event.name, event.seat))
             else:
                 # A finger cannot press faster than the debounce filter lets through.
@@ -75,13 +76,13 @@ class ScriptPlayer:
                 wait = self._last_press.get(pin, -1e9) + gap - time.monotonic()
                 if wait > 0:
                     time.sleep(wait)
-                self.daemon.gpio.press(pin)
-                self.daemon.gpio.release(pin)
+                gpio.press(pin)
+                gpio.release(pin)
                 self._last_press[pin] = time.monotonic()
         elif isinstance(event, Command):
             self.daemon.submit_command(event.name, json.dumps(event.args).encode())
         elif isinstance(event, Badge):
-            reader = getattr(self.daemon, "sim_badge", None)
+            reader = self.daemon.devices.sim_badge
             if reader is None:
                 self.daemon.submit(Badge(self.daemon.now(), event.uid, event.removed))
             elif event.removed:
@@ -98,7 +99,7 @@ class ScriptPlayer:
         if uid is None and event.chip is not None:
             uid = self._chip_uid(event.chip, event.value or 0)
         board_name = "card_reader" if event.antenna in self.card_antennas else "chip_reader"
-        board = self.daemon.sim_boards.get(board_name)
+        board = self.daemon.devices.sim_boards.get(board_name)
         if board is None or uid is None:
             self.daemon.submit(event.__class__(**{**_fields(event), "t": self.daemon.now()}))
             return

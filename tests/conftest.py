@@ -1,4 +1,4 @@
-"""Shared pytest fixtures: private mosquitto brokers (plain, password + ACL, TLS)."""
+"""Shared pytest fixtures (private mosquitto brokers: plain, ACL, TLS) and the test markers."""
 
 from __future__ import annotations
 
@@ -23,6 +23,27 @@ from tests.broker import (
     make_room_pki,
     make_tls_files,
 )
+
+TESTS = Path(__file__).resolve().parent
+#: Each directory of tests and its marker (registered in pyproject.toml).
+KINDS = ("unit", "scenarios", "system")
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Mark each test by its directory: tests/unit -> unit, tests/scenarios -> scenarios,
+    tests/system -> system. A test in tests/unit that needs a system part carries `system`
+    itself and is not marked unit. A test module not yet placed in one of them counts as
+    system (it may need a broker): `-m "not system"` never runs what it cannot know."""
+    for item in items:
+        try:
+            kind = item.path.relative_to(TESTS).parts[0]
+        except ValueError:  # not below tests/
+            continue
+        if kind not in KINDS:
+            kind = "system"
+        if kind == "unit" and item.get_closest_marker("system") is not None:
+            continue
+        item.add_marker(kind)
 
 
 @pytest.fixture(scope="session")

@@ -70,7 +70,7 @@ def check_prerequisites() -> None:
     if os.geteuid() != 0:
         raise RuntimeError(
             "the pcscd tests run a private pcscd in a mount namespace, which needs root "
-            "(CI runs as root; locally: sudo .venv/bin/pytest tests/test_badge_pcsc.py)"
+            "(CI runs as root; locally: sudo .venv/bin/pytest tests/system/test_badge_pcsc.py)"
         )
     try:
         __import__("smartcard.scard")

@@ -1,16 +1,13 @@
-"""Badge reader interface and the by-name backend factory (real backends import lazily)."""
+"""Badge reader interface: badges arriving and leaving, the reader going away and coming back."""
 
 from __future__ import annotations
 
-import importlib
 import logging
 import threading
 import time
 from abc import ABC, abstractmethod
 from collections.abc import Callable
 from typing import Any, ClassVar
-
-from controller.errors import ConfigError, DeviceError
 
 log = logging.getLogger(__name__)
 
@@ -24,16 +21,6 @@ AlertCallback = Callable[[str, str, dict[str, Any]], None]
 """`on_alert(kind, message, details)`: something the floor should know (a failed read...)."""
 
 OFFLINE, ONLINE = "offline", "online"
-
-# name -> (module, class). Modules are imported only when their backend is asked for, so the
-# PC/SC library (pyscard) is never imported on a machine that does not select it.
-_BACKENDS: dict[str, tuple[str, str]] = {
-    "sim": ("drivers.badge.sim", "SimBadgeReader"),
-    "pcsc": ("drivers.badge.pcsc", "PcscBadgeReader"),
-}
-
-BACKEND_NAMES: tuple[str, ...] = tuple(sorted(_BACKENDS))
-
 
 class BadgeReader(ABC):
     """A staff badge reader: reports badges arriving and leaving, and the reader itself.
@@ -111,23 +98,3 @@ class BadgeReader(ABC):
             callback(*args)
         except Exception:
             log.exception("badge reader callback %r failed", callback)
-
-
-def get_backend(name: str, **kw: Any) -> BadgeReader:
-    """Create the badge reader backend called `name` ("sim" or "pcsc"), passing `kw` to it.
-
-    Raises ConfigError for an unknown name and DeviceError when the backend's library is
-    missing.
-    """
-    try:
-        module_name, class_name = _BACKENDS[name]
-    except KeyError:
-        raise ConfigError(
-            f"unknown badge reader backend {name!r} (expected one of {', '.join(BACKEND_NAMES)})"
-        ) from None
-    try:
-        module = importlib.import_module(module_name)
-    except ImportError as exc:
-        raise DeviceError(f"badge reader backend {name!r} cannot be loaded: {exc}") from exc
-    cls: type[BadgeReader] = getattr(module, class_name)
-    return cls(**kw)

@@ -6,7 +6,7 @@ import threading
 from typing import Any
 
 from controller.errors import DeviceError
-from controller.staff import is_badge_uid
+from controller.inputs import is_badge_uid
 from drivers.badge.base import OFFLINE, ONLINE, BadgeReader
 
 

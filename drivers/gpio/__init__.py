@@ -1,17 +1,16 @@
-"""GPIO drivers: a pin-backend interface, backends by name (sim, rpi), table buttons and lamps."""
+"""GPIO drivers: a pin-backend interface, its backends (sim, rpi), table buttons and lamps."""
 
 from __future__ import annotations
 
-from drivers.gpio.base import BACKEND_NAMES, Edge, EdgeCallback, PinBackend, get_backend
-from drivers.gpio.buttons import LAMP_NAMES, Lamps, TableButtons
+from drivers.gpio.base import Edge, EdgeCallback, PinBackend
+from drivers.gpio.buttons import LAMP_NAMES, Lamps, PinPlan, TableButtons
 
 __all__ = [
-    "BACKEND_NAMES",
     "LAMP_NAMES",
     "Edge",
     "EdgeCallback",
     "Lamps",
     "PinBackend",
+    "PinPlan",
     "TableButtons",
-    "get_backend",
 ]

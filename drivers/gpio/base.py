@@ -1,14 +1,13 @@
-"""GPIO pin-backend interface and the by-name backend factory (real backends import lazily)."""
+"""GPIO pin-backend interface: a bank of digital pins by BCM number, and its argument checks."""
 
 from __future__ import annotations
 
-import importlib
 from abc import ABC, abstractmethod
 from collections.abc import Callable
 from types import TracebackType
-from typing import Any, ClassVar, Literal, get_args
+from typing import ClassVar, Literal, get_args
 
-from controller.errors import ConfigError, DeviceError
+from controller.errors import DeviceError
 
 Edge = Literal["falling", "rising", "both"]
 """Which transitions of an input fire its edge callback."""
@@ -17,16 +16,6 @@ EdgeCallback = Callable[[int], None]
 """Called with the BCM pin number whose edge was detected (possibly from another thread)."""
 
 EDGES: tuple[str, ...] = get_args(Edge)
-
-# name -> (module, class). Modules are imported only when their backend is asked for, so a
-# hardware library (RPi.GPIO) is never imported on a machine that does not select it.
-_BACKENDS: dict[str, tuple[str, str]] = {
-    "sim": ("drivers.gpio.sim", "SimBackend"),
-    "rpi": ("drivers.gpio.rpi", "RpiBackend"),
-}
-
-BACKEND_NAMES: tuple[str, ...] = tuple(sorted(_BACKENDS))
-
 
 class PinBackend(ABC):
     """A bank of digital pins addressed by BCM number.
@@ -91,21 +80,3 @@ def check_edge(edge: str) -> Edge:
     if edge not in EDGES:
         raise DeviceError(f"unknown edge {edge!r} (expected one of {', '.join(EDGES)})")
     return edge  # type: ignore[return-value]
-
-
-def get_backend(name: str, **kw: Any) -> PinBackend:
-    """Create the GPIO backend called `name` ("sim" or "rpi"), passing `kw` to it.
-
-    Raises ConfigError for an unknown name and DeviceError when the backend's hardware
-    library or hardware is missing.
-    """
-    try:
-        module_name, class_name = _BACKENDS[name]
-    except (KeyError, TypeError):
-        raise ConfigError(
-            f"devices.gpio.backend: unknown GPIO backend {name!r} "
-            f"(expected one of: {', '.join(BACKEND_NAMES)})"
-        ) from None
-    module = importlib.import_module(module_name)
-    cls: type[PinBackend] = getattr(module, class_name)
-    return cls(**kw)

@@ -5,11 +5,10 @@ from __future__ import annotations
 import math
 import threading
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
-from controller.config import GpioConfig
 from controller.errors import ConfigError
-from controller.trace import BUTTON_NAMES, ButtonPress
+from controller.inputs import BUTTON_NAMES, ButtonPress
 from drivers.gpio.base import PinBackend
 
 LAMP_NAMES = ("floor", "pending", "fault")
@@ -17,6 +16,22 @@ LAMP_NAMES = ("floor", "pending", "fault")
 
 DEFAULT_STUCK_AFTER = 10.0
 """Seconds a button may be held before `TableButtons.stuck()` reports it."""
+
+
+@dataclass(frozen=True, slots=True)
+class PinPlan:
+    """Which BCM pin each button and lamp of the table is on, and the buttons' debounce time.
+
+    Buttons: the shuffler's, the dealer panel's by name, the all-in buttons by seat. Lamps:
+    floor / pending / fault by name, the all-in lamps by seat (TDA RP-1).
+    """
+
+    shuffler: int | None = None
+    panel: Mapping[str, int] = field(default_factory=dict)
+    allin_buttons: Mapping[int, int] = field(default_factory=dict)
+    lamps: Mapping[str, int] = field(default_factory=dict)
+    allin_lamps: Mapping[int, int] = field(default_factory=dict)
+    bounce_ms: int = 50
 
 
 @dataclass(slots=True)
@@ -45,14 +60,14 @@ class TableButtons:
     `bounce_ms`: the backend's filter also drops the release edge of a short tap and lets
     the bounce of a release through as a new press after a long hold. Instead every edge
     (both directions) is checked against the pin's present level, and a low level counts
-    as a press only when the line had been steadily high for `config.bounce_ms`. A button
+    as a press only when the line had been steadily high for `plan.bounce_ms`. A button
     held down gives one press; a button held at start-up gives none until released.
     """
 
     def __init__(
         self,
         backend: PinBackend,
-        config: GpioConfig,
+        plan: PinPlan,
         on_event: Callable[[ButtonPress], None],
         clock: Callable[[], float],
         *,
@@ -61,20 +76,20 @@ class TableButtons:
         self._backend = backend
         self._on_event = on_event
         self._clock = clock
-        self._window = max(config.bounce_ms, 0) / 1000.0
+        self._window = max(plan.bounce_ms, 0) / 1000.0
         self._stuck_after = stuck_after
         self._lock = threading.Lock()
         self._buttons: dict[int, _Button] = {}
 
         wanted: list[tuple[int, str, int | None]] = []
-        if config.shuffler is not None:
-            wanted.append((config.shuffler, "shuffler", None))
-        for name, pin in sorted(config.panel.items()):
+        if plan.shuffler is not None:
+            wanted.append((plan.shuffler, "shuffler", None))
+        for name, pin in sorted(plan.panel.items()):
             if name not in BUTTON_NAMES or name in ("shuffler", "allin"):
                 known = ", ".join(sorted(BUTTON_NAMES - {"shuffler", "allin"}))
                 raise ConfigError(f"pins.panel.{name}: unknown panel button (one of: {known})")
             wanted.append((pin, name, None))
-        for allin_seat, pin in sorted(config.allin_buttons.items()):
+        for allin_seat, pin in sorted(plan.allin_buttons.items()):
             wanted.append((pin, "allin", allin_seat))
         used: dict[int, str] = {}
         for pin, name, seat in wanted:
@@ -146,7 +161,7 @@ class Lamps:
     some of them runs unchanged; `available()` says which ones exist.
     """
 
-    def __init__(self, backend: PinBackend, config: GpioConfig) -> None:
+    def __init__(self, backend: PinBackend, plan: PinPlan) -> None:
         self._backend = backend
         self._lock = threading.Lock()
         self._pins: dict[str, int] = {}
@@ -154,14 +169,14 @@ class Lamps:
         self._on: dict[int, bool] = {}
 
         used: dict[int, str] = {}
-        for name, pin in sorted(config.lamps.items()):
+        for name, pin in sorted(plan.lamps.items()):
             if name not in LAMP_NAMES:
                 raise ConfigError(
                     f"pins.lamps.{name}: unknown lamp (expected one of: {', '.join(LAMP_NAMES)})"
                 )
             _claim(used, pin, f"lamp {name}")
             self._pins[name] = pin
-        for seat, pin in sorted(config.allin_lamps.items()):
+        for seat, pin in sorted(plan.allin_lamps.items()):
             _claim(used, pin, f"all-in lamp seat {seat}")
             self._allin[seat] = pin
         for pin in used:

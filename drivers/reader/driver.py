@@ -10,7 +10,7 @@ from collections.abc import Callable, Mapping, Sequence
 
 import serial
 
-from controller.trace import TagIn, TagOut
+from controller.inputs import TagIn, TagOut
 from drivers.reader import messages as msgs
 from drivers.reader.alerts import AlertLimiter
 from drivers.reader.framing import Frame, FrameDecoder, FrameEncoder

@@ -4,7 +4,7 @@ Run from the repository root: `python tests/scenarios/build_dealing.py`, then
 `python tests/scenarios/build_dealing.py --expected` to replay them into their
 `.expected.jsonl` files (read those before committing them). Each scenario is a trace
 with the dealing error and its remedy, and a `.clean.jsonl` trace that deals the same
-cards without the error; `tests/test_dealing_scenarios.py` checks the events and rule
+cards without the error; `tests/scenarios/test_dealing_scenarios.py` checks the events and rule
 citations named in the `# expect:` lines, and that both traces end in the same state.
 """
 

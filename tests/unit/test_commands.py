@@ -31,7 +31,7 @@ from controller.schema import SchemaError, validate
 from controller.trace import Command
 from tests.broker import EXAMPLE_ACL, USERS, Mosquitto, Received, Subscriber
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "examples" / "sim-table.toml"
 STAFF = ROOT / "examples" / "staff" / "sim-staff.toml"
 PREFIX = "poker/sim/t01"
@@ -657,6 +657,7 @@ def _check_refused(
         assert table.daemon.applied == journaled, "a malformed command is never journaled"
 
 
+@pytest.mark.system  # a real mosquitto and a started daemon
 @pytest.mark.timeout(60)
 @pytest.mark.parametrize("bad", MALFORMED, ids=[b.case for b in MALFORMED])
 def test_malformed_command_gets_an_error_reply_and_changes_nothing(table: Table, bad: Bad) -> None:
@@ -700,6 +701,7 @@ def test_every_room_command_has_an_impossible_case_or_none_exists() -> None:
 @pytest.mark.parametrize(
     ("case", "name", "fields", "error"), IMPOSSIBLE, ids=[f"engine-{c[0]}" for c in IMPOSSIBLE]
 )
+@pytest.mark.system  # a real mosquitto and a started daemon
 def test_impossible_command_gets_an_error_reply_and_changes_nothing(
     table: Table, case: str, name: str, fields: dict[str, Any], error: str
 ) -> None:
@@ -708,6 +710,7 @@ def test_impossible_command_gets_an_error_reply_and_changes_nothing(
     _check_refused(table, name, payload, error, request_id, "command_rejected")
 
 
+@pytest.mark.system  # a real mosquitto and a started daemon
 @pytest.mark.timeout(60)
 def test_pause_when_paused_gets_an_error_reply_and_changes_nothing(table: Table) -> None:
     reply = table.request("pause", raw({"reason": "color up", "id": "pause-1"}))
@@ -720,6 +723,7 @@ def test_pause_when_paused_gets_an_error_reply_and_changes_nothing(table: Table)
         assert table.request("resume", raw({"id": "resume-1"}))["ok"] is True
 
 
+@pytest.mark.system  # a real mosquitto and a started daemon
 @pytest.mark.timeout(60)
 def test_unpublishable_text_is_refused_and_state_still_publishes(table: Table) -> None:
     """A lone surrogate (JSON `\\ud800`) would make every later publication fail: it is
@@ -737,6 +741,7 @@ def test_unpublishable_text_is_refused_and_state_still_publishes(table: Table) -
     assert table.request("unseat", raw({"seat": 6}))["ok"] is True
 
 
+@pytest.mark.system  # a real mosquitto and a started daemon
 @pytest.mark.timeout(60)
 def test_the_table_keeps_working_after_refused_commands(table: Table) -> None:
     before = len(table.replies())
@@ -758,6 +763,7 @@ def test_the_table_keeps_working_after_refused_commands(table: Table) -> None:
     assert table.retained_state()["seats"]["2"]["stack"] == 15000
 
 
+@pytest.mark.system  # a real mosquitto and a started daemon
 @pytest.mark.timeout(60)
 def test_a_command_without_id_is_answered_under_an_automatic_id(table: Table) -> None:
     reply = table.request("seat", raw({"seat": 3, "player": "Chiara", "stack": 5000}))
@@ -805,6 +811,7 @@ def test_a_request_id_is_applied_once_however_often_it_arrives() -> None:
     assert restored.seats[3].stack == 20000
 
 
+@pytest.mark.system  # a real mosquitto and a started daemon
 @pytest.mark.timeout(60)
 def test_a_command_left_retained_is_not_applied_when_the_table_connects(
     tmp_path: Path, mosquitto: Mosquitto

@@ -19,8 +19,8 @@ The traces are written by `tests/scenarios/build_dealing.py`.
 
 Replay here is in-process (`controller.replay.build_engine` and `drive`, what `tablectl
 replay` runs) so the engine can be inspected after the last input; the messages are
-checked to be the scenario's `.expected.jsonl`, which `tests/test_replay.py` checks to be
-the command's output byte for byte.
+checked to be the scenario's `.expected.jsonl`, which `tests/scenarios/test_replay.py`
+checks to be the command's output byte for byte.
 """
 
 from __future__ import annotations
@@ -38,7 +38,7 @@ from controller.engine import Engine
 from controller.replay import build_engine, drive
 from controller.trace import load_trace
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 SCENARIOS = ROOT / "tests" / "scenarios"
 CONFIG = ROOT / "examples" / "sim-table.toml"
 TRACES = sorted(

@@ -34,7 +34,7 @@ from tests.table_rig import (
     without_t,
 )
 
-EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "sim-table.toml"
+EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "sim-table.toml"
 
 
 class JournalProbe:
@@ -92,6 +92,7 @@ def test_every_published_message_is_in_the_journal_before_it_is_published(
 LIMIT = 20_000  # bytes: a whole hand journals about 37 KB, so this is hit mid-hand
 
 
+@pytest.mark.system  # a real mosquitto and a started daemon
 @pytest.mark.timeout(300)
 def test_a_journal_that_cannot_be_written_stops_the_daemon_and_loses_nothing(
     tmp_path: Path, mosquitto: Mosquitto
@@ -147,6 +148,7 @@ def _journal_messages(subscriber: Subscriber, kind: str) -> list[dict[str, Any]]
 PREFIX_SIM = "poker/sim/t01"
 
 
+@pytest.mark.system  # a real mosquitto and a started daemon
 @pytest.mark.timeout(120)
 def test_a_journal_replays_with_the_staff_it_started_with(
     tmp_path: Path, mosquitto: Mosquitto
@@ -218,6 +220,7 @@ SEATS = [
 ]
 
 
+@pytest.mark.system  # a real mosquitto and a started daemon
 @pytest.mark.timeout(120)
 def test_a_journal_cut_inside_an_inputs_messages_is_completed_at_the_restart(
     tmp_path: Path, mosquitto: Mosquitto
@@ -317,6 +320,7 @@ def test_an_effect_that_fails_after_the_commit_is_told_and_the_next_input_goes_o
     assert daemon.engine.seats[2].player == "Bruno"
 
 
+@pytest.mark.system  # a real mosquitto and a started daemon
 @pytest.mark.timeout(120)
 def test_a_staff_file_edited_while_stopped_is_taken_at_start_as_journaled_commands(
     tmp_path: Path, mosquitto: Mosquitto
@@ -353,6 +357,7 @@ def test_a_staff_file_edited_while_stopped_is_taken_at_start_as_journaled_comman
     assert replay_path(config, tmp_path / "t01.journal", io.StringIO()).mismatches == []
 
 
+@pytest.mark.system  # a real mosquitto and a started daemon
 @pytest.mark.timeout(120)
 def test_a_clean_stop_between_hands_starts_a_new_segment(
     tmp_path: Path, mosquitto: Mosquitto

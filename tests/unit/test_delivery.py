@@ -142,6 +142,7 @@ def _publisher(broker: Mosquitto, acked: int = 0) -> Publisher:
     )
 
 
+@pytest.mark.system  # a real mosquitto and a started daemon
 def test_the_watermark_follows_the_pubacks_and_stops_during_an_outage(
     mosquitto: Mosquitto,
 ) -> None:

@@ -417,7 +417,7 @@ def test_rule_38_killed_hand_card_at_the_burn_stays_off_public_topics() -> None:
 
 
 def test_rule_35A_campione_one_extra_card_stays_off_public_topics() -> None:
-    """CONTRACT: hole cards never on public topics; an extra face-down card at a seat is one."""
+    """docs/mqtt.md: hole cards never on public topics; an extra face-down card at a seat is one."""
     t = table(profile="campione")
     t.shuffle()
     t.push(1, 25, 25)

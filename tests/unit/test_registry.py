@@ -25,7 +25,7 @@ from controller.registry import (
     write_deck,
 )
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 SIM_DECK = ROOT / "examples" / "decks" / "sim-deck.toml"
 SIM_CHIPS = ROOT / "examples" / "chips" / "sim-chips.toml"
 

@@ -150,7 +150,7 @@ def test_daemon_says_ready_status_and_stopping(
         ready = next(m for m in systemd.messages() if m.startswith("READY=1"))
         assert "STATUS=table t01: between hands, 0 dealt" in ready.splitlines()
         # READY comes once the devices are open: the reader threads exist already.
-        assert len(daemon.readers) == 2
+        assert len(daemon.devices.readers) == 2
         assert not systemd.pings()  # no WatchdogSec: no pings
     finally:
         daemon.stop()

@@ -11,7 +11,7 @@ import pytest
 from controller.errors import RegistryError, TableError
 from controller.staff import StaffMember, StaffRegistry, load_staff, write_staff
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "examples" / "staff" / "sim-staff.toml"
 
 GOOD = """\

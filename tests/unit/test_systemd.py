@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 UNIT = ROOT / "systemd" / "tablectl@.service"
 RULES = ROOT / "systemd" / "99-tablectl.rules"
 INSTALLED_EXEC = "/opt/tablectl/.venv/bin/tablectl"

@@ -13,7 +13,7 @@ from controller.journal import Journal, read_trace_file
 from controller.messages import ALERTS, Message
 from controller.trace import ButtonPress, Command, Tick, load_trace
 
-EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "sim-table.toml"
+EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "sim-table.toml"
 
 
 @pytest.mark.parametrize("policy", ["always", "interval", "never"])

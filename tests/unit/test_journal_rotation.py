@@ -212,6 +212,7 @@ def test_replay_from_segment_one_equals_recovery_from_the_last_checkpoint(tmp_pa
     assert out.getvalue().splitlines() == everything
 
 
+@pytest.mark.system  # a real mosquitto and a started daemon
 @pytest.mark.timeout(60)
 def test_daemon_recovers_from_the_last_checkpoint_alone(
     tmp_path: Path, mosquitto: Mosquitto

@@ -23,7 +23,7 @@ from tests.pcscd import SLOT0, Pcscd, check_prerequisites, free_port_pair
 
 pytestmark = pytest.mark.timeout(150)
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "examples" / "sim-table.toml"
 STAFF = ROOT / "examples" / "staff" / "sim-staff.toml"
 PREFIX = "poker/sim/t01"
@@ -125,7 +125,7 @@ def test_badges_on_a_real_pcsc_reader_reach_the_room(
     card = VirtualBadge(port=pcscd.port)
     daemon.start()
     try:
-        reader = daemon.badge_reader
+        reader = daemon.devices.badge_reader
         deadline = time.monotonic() + 30
         while reader.reader_name != SLOT0 and time.monotonic() < deadline:
             time.sleep(0.05)
@@ -144,8 +144,8 @@ def test_badges_on_a_real_pcsc_reader_reach_the_room(
         # The dealer push started the hand (rule 23) and the shuffler's button pressed for
         # the same hand does not start a second one.
         assert room.wait_for(_event_count("hand_started", 1), 30), room.messages()
-        daemon.gpio.press(daemon.config.gpio.shuffler)
-        daemon.gpio.release(daemon.config.gpio.shuffler)
+        daemon.devices.gpio.press(daemon.config.gpio.shuffler)
+        daemon.devices.gpio.release(daemon.config.gpio.shuffler)
         assert room.wait_for(_alert("hand_already_started"), 30), room.messages()
         started = [e for e in _payloads(room.messages(), "events") if e["type"] == "hand_started"]
         assert [e["trigger"] for e in started] == ["dealer_push"]
@@ -244,16 +244,16 @@ def test_badges_on_the_simulated_reader(tmp_path: Path, mosquitto_acl: Mosquitto
     room = Subscriber(mosquitto_acl, "poker/#", username="room")
     daemon.start()
     try:
-        assert daemon.sim_badge is daemon.badge_reader is not None
-        daemon.sim_badge.tap(LUCA)
+        assert daemon.devices.sim_badge is daemon.devices.badge_reader is not None
+        daemon.devices.sim_badge.tap(LUCA)
         assert room.wait_for(_dealer_changed(LUCA, "Luca Bianchi"), 30), room.messages()
         # a trace's badge lines are played on the simulated reader
         ScriptPlayer(daemon).perform(Badge(0.0, MARIA))
         assert room.wait_for(_dealer_changed(MARIA, "Maria Rossi"), 30), room.messages()
-        assert daemon.sim_badge.current == MARIA
+        assert daemon.devices.sim_badge.current == MARIA
         ScriptPlayer(daemon).perform(Badge(0.0, MARIA, removed=True))
-        assert daemon.sim_badge.current is None
-        daemon.sim_badge.tap(STRANGER)
+        assert daemon.devices.sim_badge.current is None
+        daemon.devices.sim_badge.tap(STRANGER)
         assert room.wait_for(_alert("badge_unknown", STRANGER), 30), room.messages()
     finally:
         daemon.stop()

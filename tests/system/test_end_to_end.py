@@ -25,7 +25,7 @@ from tests.broker import Mosquitto, Received, Subscriber
 
 pytestmark = pytest.mark.timeout(90)
 
-EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "sim-table.toml"
+EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "sim-table.toml"
 CARD = re.compile(r'"[23456789TJQKA][cdhs]"')
 PREFIX = "poker/sim/t01"
 TABLECTL = [sys.executable, "-m", "controller.cli"]
@@ -60,7 +60,10 @@ def table(tmp_path: Path, mosquitto_acl: Mosquitto):  # type: ignore[no-untyped-
     room = Subscriber(mosquitto_acl, "poker/#", username="room")
     tv = Subscriber(mosquitto_acl, f"{PREFIX}/holecards", username="tv")
     daemon.start()
-    assert daemon.readers[0].wait_synced(10.0)
+    assert daemon.devices.readers[0].wait_synced(10.0)
+    # The daemon subscribes to its commands before it says "online": once the room saw
+    # that, a command it sends is not published to nobody.
+    assert room.wait_for(lambda ms: any(b'"online"' in m.payload for m in ms), 10)
     yield daemon, room, tv
     daemon.stop()
     room.close()
@@ -242,8 +245,8 @@ def test_restart_recovers_state_and_seq_from_journal(
 def test_reader_board_going_away_alerts_the_floor_and_lights_the_fault_lamp(table) -> None:  # type: ignore[no-untyped-def]
     daemon, room, _tv = table
     fault_pin = daemon.config.gpio.lamps["fault"]
-    assert daemon.gpio.level(fault_pin) is False
-    daemon.sim_boards["chip_reader"].stop()  # the chip board dies (USB pulled, power lost)
+    assert daemon.devices.gpio.level(fault_pin) is False
+    daemon.devices.sim_boards["chip_reader"].stop()  # the chip board dies (USB pulled, power lost)
 
     def reader_alert(msgs: list[Received]) -> bool:
         alerts = [json.loads(m.payload) for m in msgs if m.topic.endswith("/alerts")]
@@ -257,9 +260,9 @@ def test_reader_board_going_away_alerts_the_floor_and_lights_the_fault_lamp(tabl
     )
     assert alert["severity"] == "critical" and alert["reader"] == "chip_reader"
     deadline = time.monotonic() + 5
-    while not daemon.gpio.level(fault_pin) and time.monotonic() < deadline:
+    while not daemon.devices.gpio.level(fault_pin) and time.monotonic() < deadline:
         time.sleep(0.05)
-    assert daemon.gpio.level(fault_pin) is True
+    assert daemon.devices.gpio.level(fault_pin) is True
     # The table goes on: a room command is still applied while the board is away.
     room.publish(f"{PREFIX}/cmd/seat", b'{"seat": 5, "player": "Eva", "stack": 1000}')
     deadline = time.monotonic() + 5

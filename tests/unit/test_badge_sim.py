@@ -9,11 +9,12 @@ from typing import Any
 
 import pytest
 
+from controller.backends import backend_names, create_backend
 from controller.errors import ConfigError, DeviceError, TableError
-from drivers.badge import BACKEND_NAMES, BadgeReader, get_backend
+from drivers.badge import BadgeReader
 from drivers.badge.sim import SimBadgeReader
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 MARIA = "04A1B2C3D4E5F6"
 LUCA = "04B2C3D4E5F607"
 
@@ -31,17 +32,17 @@ class Log:
 
 
 def sim(log: Log) -> SimBadgeReader:
-    reader = get_backend("sim", **log.kw())
+    reader = create_backend("badge_reader", "sim", **log.kw())
     assert isinstance(reader, SimBadgeReader)
     reader.start()
     return reader
 
 
 def test_backends_by_name() -> None:
-    assert BACKEND_NAMES == ("pcsc", "sim")
-    assert isinstance(get_backend("sim", **Log().kw()), BadgeReader)
-    with pytest.raises(ConfigError, match=r"unknown badge reader backend 'nfc'.*pcsc, sim"):
-        get_backend("nfc", **Log().kw())
+    assert backend_names("badge_reader") == ("sim", "pcsc")
+    assert isinstance(create_backend("badge_reader", "sim", **Log().kw()), BadgeReader)
+    with pytest.raises(ConfigError, match=r"unknown badge reader backend 'nfc'.*sim, pcsc"):
+        create_backend("badge_reader", "nfc", **Log().kw())
     assert issubclass(ConfigError, TableError)
 
 
@@ -90,7 +91,7 @@ def test_unplug_and_plug_report_the_device_and_read_the_badge_again() -> None:
 
 def test_nothing_is_reported_while_stopped_and_a_lying_badge_is_read_at_start() -> None:
     log = Log()
-    reader = get_backend("sim", **log.kw())
+    reader = create_backend("badge_reader", "sim", **log.kw())
     assert isinstance(reader, SimBadgeReader)
     reader.present(MARIA)
     assert log.items == []
@@ -114,7 +115,9 @@ def test_a_failing_callback_does_not_break_the_reader() -> None:
         seen.append(uid)
         raise RuntimeError("consumer bug")
 
-    reader = get_backend("sim", on_badge=on_badge, on_device=print, on_alert=print)
+    reader = create_backend(
+        "badge_reader", "sim", on_badge=on_badge, on_device=print, on_alert=print
+    )
     reader.start()
     assert isinstance(reader, SimBadgeReader)
     reader.present(MARIA)
@@ -125,8 +128,9 @@ def test_a_failing_callback_does_not_break_the_reader() -> None:
 def test_the_sim_backend_never_imports_pyscard() -> None:
     code = (
         "import sys\n"
-        "from drivers.badge import get_backend\n"
-        "r = get_backend('sim', on_badge=print, on_device=print, on_alert=print)\n"
+        "from controller.backends import create_backend\n"
+        "r = create_backend('badge_reader', 'sim',\n"
+        "                   on_badge=print, on_device=print, on_alert=print)\n"
         "r.start(); r.present('0102'); r.remove(); r.stop()\n"
         "assert 'smartcard' not in sys.modules, sorted(sys.modules)\n"
     )
@@ -141,10 +145,11 @@ def test_the_pcsc_backend_without_pyscard_says_what_to_install(tmp_path: Path) -
     (tmp_path / "smartcard").mkdir()
     (tmp_path / "smartcard" / "__init__.py").write_text("raise ImportError('no pyscard')\n")
     code = (
+        "from controller.backends import create_backend\n"
         "from controller.errors import DeviceError\n"
-        "from drivers.badge import get_backend\n"
         "try:\n"
-        "    get_backend('pcsc', on_badge=print, on_device=print, on_alert=print)\n"
+        "    create_backend('badge_reader', 'pcsc',\n"
+        "                   on_badge=print, on_device=print, on_alert=print)\n"
         "except DeviceError as exc:\n"
         "    print(exc)\n"
     )

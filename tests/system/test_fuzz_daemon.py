@@ -33,7 +33,7 @@ from tests.broker import Mosquitto
 
 pytestmark = pytest.mark.timeout(900)
 
-EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "sim-table.toml"
+EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "sim-table.toml"
 MIN_TOTAL_BYTES = 1_000_000
 #: After each example: enough zero bytes to complete any false frame the noise began
 #: (a header claiming the longest payload), so nothing waits for the next example.
@@ -127,7 +127,7 @@ def test_hypothesis_bytes_into_the_daemons_serial_input(
     fed = [0]
     examples = [0]
     try:
-        card_reader = daemon.readers[0]
+        card_reader = daemon.devices.readers[0]
         assert card_reader.wait_synced(10.0)
 
         @FUZZ

@@ -19,7 +19,7 @@ from controller.config import (
 from controller.errors import ConfigError, TableError
 from tests.broker import RoomPki
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "examples" / "sim-table.toml"
 
 MINIMAL = """\

@@ -9,10 +9,10 @@ from typing import Any
 
 import pytest
 
-from controller.config import GpioConfig
+from controller.backends import create_backend
 from controller.errors import ConfigError, DeviceError, TableError
 from controller.trace import ButtonPress
-from drivers.gpio import Lamps, TableButtons, get_backend
+from drivers.gpio import Lamps, PinPlan, TableButtons
 from drivers.gpio.rpi import RpiBackend
 from drivers.gpio.sim import ManualClock, SimBackend
 
@@ -22,9 +22,8 @@ LAMP_FLOOR, LAMP_PENDING, LAMP_FAULT = 18, 10, 11
 ALLIN_LAMPS = {1: 7, 4: 8}
 
 
-def table_config(**overrides: Any) -> GpioConfig:
+def table_config(**overrides: Any) -> PinPlan:
     values: dict[str, Any] = {
-        "backend": "sim",
         "shuffler": SHUFFLER,
         "panel": {"check": CHECK, "misdeal": MISDEAL, "floor": FLOOR_BTN},
         "allin_buttons": dict(ALLIN),
@@ -33,13 +32,13 @@ def table_config(**overrides: Any) -> GpioConfig:
         "bounce_ms": 50,
     }
     values.update(overrides)
-    return GpioConfig(**values)
+    return PinPlan(**values)
 
 
 class Table:
     """A simulated table: clock, pin bank, buttons, lamps and the events they produced."""
 
-    def __init__(self, config: GpioConfig | None = None) -> None:
+    def __init__(self, config: PinPlan | None = None) -> None:
         self.clock = ManualClock(100.0)
         self.sim = SimBackend(clock=self.clock)
         self.events: list[ButtonPress] = []
@@ -53,30 +52,30 @@ class Table:
         self.sim.release(pin)
 
 
-# -- the factory --------------------------------------------------------------------------
+# -- the backends by name (controller/backends.py) ---------------------------------------
 
 
-def test_get_backend_sim_passes_keywords() -> None:
+def test_backend_sim_passes_keywords() -> None:
     clock = ManualClock(5.0)
-    backend = get_backend("sim", clock=clock)
+    backend = create_backend("gpio", "sim", clock=clock)
     assert isinstance(backend, SimBackend)
     backend.setup_output(4, initial=True)
     assert backend.history(4) == [(5.0, True)]
 
 
 @pytest.mark.parametrize("name", ["nope", "RPI", ""])
-def test_get_backend_unknown_name_is_a_config_error_naming_it(name: str) -> None:
+def test_backend_unknown_name_is_a_config_error_naming_it(name: str) -> None:
     with pytest.raises(ConfigError, match=repr(name)) as info:
-        get_backend(name)
+        create_backend("gpio", name)
     assert "rpi" in str(info.value) and "sim" in str(info.value)
 
 
 @pytest.mark.skipif("RPi" in sys.modules, reason="RPi.GPIO is importable here")
-def test_get_backend_rpi_off_a_pi_says_what_to_install(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_backend_rpi_off_a_pi_says_what_to_install(monkeypatch: pytest.MonkeyPatch) -> None:
     # Make sure no RPi.GPIO can be found even if some package provides one.
     monkeypatch.setitem(sys.modules, "RPi", None)
     with pytest.raises(DeviceError) as info:
-        get_backend("rpi")
+        create_backend("gpio", "rpi")
     message = str(info.value)
     assert "RPi.GPIO" in message and "rpi-lgpio" in message
     assert isinstance(info.value, TableError)
@@ -306,7 +305,7 @@ def test_button_held_at_startup_does_not_press_until_released() -> None:
     sim.setup_input(SHUFFLER)
     sim.press(SHUFFLER)  # someone leans on it while the daemon starts
     events: list[ButtonPress] = []
-    buttons = TableButtons(sim, GpioConfig(shuffler=SHUFFLER), events.append, clock)
+    buttons = TableButtons(sim, PinPlan(shuffler=SHUFFLER), events.append, clock)
     clock.advance(1.0)
     sim.release(SHUFFLER)
     assert events == []
@@ -356,7 +355,7 @@ def test_stuck_button_is_reported_after_the_limit() -> None:
 def test_buttons_only_config_sets_up_only_those_pins() -> None:
     clock = ManualClock()
     sim = SimBackend(clock=clock)
-    TableButtons(sim, GpioConfig(panel={"boxed": 6}), lambda e: None, clock)
+    TableButtons(sim, PinPlan(panel={"boxed": 6}), lambda e: None, clock)
     assert sim.configured() == {6: "in"}
 
 
@@ -368,15 +367,15 @@ def test_button_pin_used_twice_is_a_config_error() -> None:
 
 def test_unknown_panel_button_is_a_config_error() -> None:
     with pytest.raises(ConfigError, match=r"pins\.panel\.coffee"):
-        TableButtons(SimBackend(), GpioConfig(panel={"coffee": 6}), lambda e: None, ManualClock())
+        TableButtons(SimBackend(), PinPlan(panel={"coffee": 6}), lambda e: None, ManualClock())
 
 
 def test_button_on_a_lamp_pin_is_a_device_error() -> None:
     clock = ManualClock()
     sim = SimBackend(clock=clock)
-    Lamps(sim, GpioConfig(lamps={"fault": 6}))
+    Lamps(sim, PinPlan(lamps={"fault": 6}))
     with pytest.raises(DeviceError, match="GPIO6"):
-        TableButtons(sim, GpioConfig(panel={"boxed": 6}), lambda e: None, clock)
+        TableButtons(sim, PinPlan(panel={"boxed": 6}), lambda e: None, clock)
 
 
 # -- lamps --------------------------------------------------------------------------------
@@ -422,7 +421,7 @@ def test_apply_switches_lamps_by_engine_name() -> None:
 def test_unconfigured_lamps_are_ignored_and_available_lists_the_others() -> None:
     clock = ManualClock()
     sim = SimBackend(clock=clock)
-    lamps = Lamps(sim, GpioConfig(lamps={"fault": 11}, allin_lamps={3: 7}))
+    lamps = Lamps(sim, PinPlan(lamps={"fault": 11}, allin_lamps={3: 7}))
     assert lamps.available() == ["fault", "allin3"]
     lamps.set("floor", True)  # not wired at this table
     lamps.set_allin(9, True)
@@ -433,9 +432,9 @@ def test_unconfigured_lamps_are_ignored_and_available_lists_the_others() -> None
 
 def test_lamp_config_errors() -> None:
     with pytest.raises(ConfigError, match=r"pins\.lamps\.disco"):
-        Lamps(SimBackend(), GpioConfig(lamps={"disco": 4}))
+        Lamps(SimBackend(), PinPlan(lamps={"disco": 4}))
     with pytest.raises(ConfigError, match="GPIO4 is used twice"):
-        Lamps(SimBackend(), GpioConfig(lamps={"fault": 4}, allin_lamps={1: 4}))
+        Lamps(SimBackend(), PinPlan(lamps={"fault": 4}, allin_lamps={1: 4}))
 
 
 # -- the RPi.GPIO wrapper, against a stand-in for the library ------------------------------

@@ -11,7 +11,7 @@ import pytest
 from controller.registry import load_deck
 
 pytestmark = pytest.mark.timeout(120)
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 CONFIG = ROOT / "examples" / "sim-table.toml"
 
 

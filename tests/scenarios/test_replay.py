@@ -2,63 +2,64 @@
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
-import subprocess
-import sys
+from functools import cache
 from pathlib import Path
 
 import pytest
 
+from controller.cli import main
 from controller.messages import Message
 from controller.schema import validate
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 SCENARIOS = ROOT / "tests" / "scenarios"
 CONFIG = ROOT / "examples" / "sim-table.toml"
 TRACES = sorted(p for p in SCENARIOS.glob("*.jsonl") if not p.name.endswith(".expected.jsonl"))
 
 
-def replay(trace: Path, *extra: str) -> subprocess.CompletedProcess[bytes]:
-    """Replay a trace; a `# profile: NAME` line in it selects the rule profile."""
-    profile = [
+def profile_args(trace: Path) -> list[str]:
+    """A `# profile: NAME` line in a trace selects the rule profile it is replayed under."""
+    named = [
         line.split(":", 1)[1].strip()
         for line in trace.read_text().splitlines()
         if line.startswith("# profile:")
     ]
-    if profile and "--profile" not in extra:
-        extra = ("--profile", profile[0], *extra)
-    return subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "controller.cli",
-            "replay",
-            str(trace),
-            "--config",
-            str(CONFIG),
-            *extra,
-        ],
-        capture_output=True,
-        timeout=120,
-        check=False,
-        cwd=ROOT,
-    )
+    return ["--profile", named[0]] if named else []
+
+
+def replay(trace: Path, *extra: str) -> tuple[int, str, str]:
+    """`tablectl replay TRACE --config CONFIG` in this process: exit code, stdout, stderr.
+    (tests/system/test_replay_cli.py runs the command itself, in fresh processes.)"""
+    if "--profile" not in extra:
+        extra = (*profile_args(trace), *extra)
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = main(["replay", str(trace), "--config", str(CONFIG), *extra])
+    return code, out.getvalue(), err.getvalue()
+
+
+@cache
+def output(trace: Path) -> str:
+    code, out, err = replay(trace)
+    assert code == 0, err
+    return out
 
 
 @pytest.mark.parametrize("trace", TRACES, ids=[p.stem for p in TRACES])
 def test_scenario_output_is_expected_and_byte_identical(trace: Path) -> None:
-    first = replay(trace)
-    assert first.returncode == 0, first.stderr.decode()
-    second = replay(trace)
-    assert first.stdout == second.stdout
+    first = output(trace)
+    assert replay(trace)[1] == first
     expected = trace.with_name(trace.stem + ".expected.jsonl")
     assert expected.exists(), f"write {expected.name} from a reviewed replay"
-    assert first.stdout.decode() == expected.read_text()
+    assert first == expected.read_text()
 
 
 @pytest.mark.parametrize("trace", TRACES, ids=[p.stem for p in TRACES])
 def test_scenario_messages_match_schemas(trace: Path) -> None:
-    out = replay(trace).stdout.decode().splitlines()
+    out = output(trace).splitlines()
     assert out
     for line in out:
         message = json.loads(line)
@@ -74,24 +75,21 @@ def test_replay_refuses_bad_trace_with_file_and_line(tmp_path: Path) -> None:
     bad.write_text(
         '{"t": 0, "event": "tick"}\n{"t": 1, "event": "tag_in", "antenna": "seat1", "card": "1x"}\n'
     )
-    result = replay(bad)
-    assert result.returncode == 2
-    assert f"{bad}:2: bad card name '1x'" in result.stderr.decode()
+    code, _out, err = replay(bad)
+    assert code == 2
+    assert f"{bad}:2: bad card name '1x'" in err
 
 
 def test_replay_profile_option_is_validated() -> None:
-    result = replay(TRACES[0], "--profile", "wild-west")
-    assert result.returncode == 2
-    assert "wild-west" in result.stderr.decode()
+    code, _out, err = replay(TRACES[0], "--profile", "wild-west")
+    assert code == 2
+    assert "wild-west" in err
 
 
 def test_replay_profile_adds_the_house_rule_numbers_and_changes_nothing_else() -> None:
     trace = SCENARIOS / "rule16_example2_side_pot.jsonl"
-    default = [json.loads(line) for line in replay(trace).stdout.decode().splitlines()]
-    house = [
-        json.loads(line)
-        for line in replay(trace, "--profile", "tda-2015").stdout.decode().splitlines()
-    ]
+    default = [json.loads(line) for line in replay(trace)[1].splitlines()]
+    house = [json.loads(line) for line in replay(trace, "--profile", "tda-2015")[1].splitlines()]
     assert len(default) == len(house)
     cited = 0
     for a, b in zip(default, house, strict=True):

@@ -26,7 +26,7 @@ from tests.broker import Mosquitto, Received, Subscriber
 
 pytestmark = pytest.mark.timeout(180)
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "examples" / "sim-table.toml"
 SCENARIO = ROOT / "tests" / "scenarios" / "rule_39_four_card_flop_floor_draws_the_burn.jsonl"
 PREFIX = "poker/sim/t01"
@@ -77,9 +77,10 @@ def test_rule_39_four_card_flop_end_to_end_with_lamps_and_the_tables_draw(
         player.play(before[:badge_at])
         assert room.wait_for(_event("four_card_flop"), 30), room.messages()
         deadline = time.monotonic() + 10
-        while not daemon.gpio.level(lamps["floor"]) and time.monotonic() < deadline:
+        while not daemon.devices.gpio.level(lamps["floor"]) and time.monotonic() < deadline:
             time.sleep(0.05)
-        assert daemon.gpio.level(lamps["floor"]) and daemon.gpio.level(lamps["pending"])
+        gpio = daemon.devices.gpio
+        assert gpio.level(lamps["floor"]) and gpio.level(lamps["pending"])
         # The table holds (rule 39): the script's check and bet before the floor are refused.
         assert room.wait_for(_alert("action_refused"), 30), room.messages()
         player.perform(before[badge_at])  # the floor's badge: the table draws the burn
@@ -101,9 +102,9 @@ def test_rule_39_four_card_flop_end_to_end_with_lamps_and_the_tables_draw(
         )
         assert (done["procedure"], done["burn"]) == ("four_card_flop", drawn["card"])
         deadline = time.monotonic() + 10
-        while daemon.gpio.level(lamps["pending"]) and time.monotonic() < deadline:
+        while daemon.devices.gpio.level(lamps["pending"]) and time.monotonic() < deadline:
             time.sleep(0.05)
-        assert not daemon.gpio.level(lamps["pending"]) and not daemon.gpio.level(lamps["floor"])
+        assert not gpio.level(lamps["pending"]) and not gpio.level(lamps["floor"])
     finally:
         daemon.stop()
         room.close()

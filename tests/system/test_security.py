@@ -47,7 +47,7 @@ from tests.broker import (
 
 pytestmark = pytest.mark.timeout(120)
 
-EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "sim-table.toml"
+EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "sim-table.toml"
 PREFIX = "poker/sim/t01"
 OTHER = "poker/sim/t02"
 OTHER_ROOM = "poker/main/t01"  # the same table id in another room sharing the broker
@@ -164,7 +164,7 @@ def table(
     tv = Subscriber(mosquitto_room, ["poker/+/+/holecards", "poker/+/+/state"], username="tv")
     daemon.start()
     try:
-        assert daemon.readers[0].wait_synced(10.0)
+        assert daemon.devices.readers[0].wait_synced(10.0)
         yield daemon, room, tv
     finally:
         daemon.stop()

@@ -1,0 +1,222 @@
+"""Recovery at start: the engine rebuilt from the journal, what to publish again, the resync."""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+import threading
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from controller.config import JournalConfig
+from controller.delivery import AckedMark, Redelivery, acked_path
+from controller.engine import Engine
+from controller.engine.checkpoint import restore
+from controller.inputs import Device, TagIn, TagOut
+from controller.journal import InputJournal
+from controller.messages import STATE, Message
+from controller.replay import Step, flag_last, journal_steps
+
+log = logging.getLogger("tablectl.recovery")
+
+#: After a restart no timer fires until every reader has re-read its antennas (or this
+#: many seconds passed), and chips the catch-up adds to a push the crash cut short are
+#: dated to the last journaled input: the push is read whole, not settled in two halves.
+RESYNC_TIMEOUT = 15.0
+
+AlertMaker = Callable[[str, str], Message]
+"""`alert(kind, text)`: a critical alert about the recovery, as the daemon publishes it."""
+
+
+def delivery_mark(journal: JournalConfig) -> AckedMark | None:
+    """The mark of acknowledged events next to the journal, loaded (None without a journal)."""
+    if journal.directory is not None:
+        path = Path(journal.directory) / "acked"
+    elif journal.path is not None:
+        path = acked_path(journal.path)
+    else:
+        return None
+    mark = AckedMark(path)
+    mark.load()
+    return mark
+
+
+@dataclass(slots=True)
+class Recovered:
+    """What the journal gave back besides the engine's state."""
+
+    messages: list[Message] = field(default_factory=list)  # to publish again, in order
+    last_t: float = 0.0  # the last journaled input's t
+    device_states: dict[str, str] = field(default_factory=dict)  # name -> offline / online
+    tag_view: dict[str, list[str]] = field(default_factory=dict)  # antenna -> tag uids
+
+
+def recover(
+    engine: Engine, journal: InputJournal, acked: AckedMark | None, alert: AlertMaker
+) -> Recovered:
+    """Re-apply the journal to `engine`; return what to publish again (at-least-once).
+
+    A segment that starts with a checkpoint restores the engine from it first (rotation
+    happens between hands, so the hand in progress is all in the segment). Everything
+    published after the last events `seq` the broker acknowledged (the `acked` mark) is
+    published again, in order, then the latest state (docs/operations.md, Delivery
+    guarantees): the engine's messages as it regenerates them (checked against the
+    journal's `out` records: a difference raises `journal_mismatch`), the shell's own
+    as recorded. Also rebuilt: the journaled device states and antenna contents.
+    """
+    if acked is not None and not journal.events and journal.checkpoint is None:
+        if acked.written:
+            log.warning("new journal: old delivery mark %d dropped", acked.written)
+        acked.reset()
+    redo = Redelivery(acked.written if acked is not None else 0)
+    found = Recovered()
+    if journal.checkpoint is not None:
+        restore(engine, journal.checkpoint)
+        found.last_t = engine.t
+        redo.last_seq = engine.seq
+        redo.add([Message(STATE, engine.snapshot(), qos=1, retain=True)])
+        _seed_view_from_checkpoint(engine, found.tag_view)
+    mismatches: list[str] = []
+    for step, last in flag_last(journal_steps(engine, journal.events, journal.outputs)):
+        redo.add(step.published)
+        event = step.event
+        if event is None:
+            continue
+        found.last_t = event.t
+        problem = step.mismatch(last=last)
+        if problem is not None:
+            mismatches.append(f"t={event.t}: {problem}")
+        elif last:
+            _complete_torn_tail(journal, step, event.t)
+        _follow_devices(found, event)
+    if journal.events:
+        log.info("recovered %d journaled events, seq=%d", len(journal.events), engine.seq)
+    found.messages = redo.result()
+    found.messages += _problems(redo, mismatches, alert)
+    return found
+
+
+def _follow_devices(found: Recovered, event: object) -> None:
+    """Keep the journaled device states and antenna contents up to date with `event`."""
+    if isinstance(event, Device):
+        found.device_states[event.name] = event.state
+    elif isinstance(event, TagIn | TagOut) and event.uid is not None:
+        uids = found.tag_view.setdefault(event.antenna, [])
+        if isinstance(event, TagIn) and event.uid not in uids:
+            uids.append(event.uid)
+        elif isinstance(event, TagOut) and event.uid in uids:
+            uids.remove(event.uid)
+
+
+def _problems(redo: Redelivery, mismatches: list[str], alert: AlertMaker) -> list[Message]:
+    """The critical alerts a recovery may end with: the journal replays differently, or
+    the broker's mark is beyond the journal, or events between them are lost."""
+    out: list[Message] = []
+    if mismatches:
+        text = (
+            f"{len(mismatches)} journaled input(s) now give other messages than were "
+            f"published (another software version or configuration?); first: "
+            f"{mismatches[0]}"
+        )
+        log.error("%s", text)
+        out.append(alert("journal_mismatch", text))
+    if redo.behind:
+        text = (
+            f"the broker acknowledged events up to seq {redo.acked} but the journal only "
+            f"regenerates up to {redo.last_seq} (journal tail lost, e.g. a power cut with "
+            "fsync = interval): those seq numbers will be reused"
+        )
+        log.error("%s", text)
+        out.append(alert("journal_behind_broker", text))
+    elif redo.gap:
+        text = (
+            f"events {redo.acked + 1}..{(redo.first_seq or 1) - 1} were not acknowledged and "
+            "are not in the active journal segment: not published again"
+        )
+        log.error("%s", text)
+        out.append(alert("delivery_gap", text))
+    return out
+
+
+def _complete_torn_tail(journal: InputJournal, step: Step, t: float) -> None:
+    """The process died while journaling the last input's messages (none of which was
+    published: that comes after the commit): journal the rest now, so that the record
+    is whole before anything follows it."""
+    if step.recorded is None:
+        return
+    done = sum(1 for o in step.recorded if o.src == "engine")
+    missing = step.produced[done:]
+    if missing:
+        for message in missing:
+            journal.record(t, "engine", message)
+        journal.commit()
+        log.warning("journal: %d message(s) of the last input recorded now", len(missing))
+
+
+def _seed_view_from_checkpoint(engine: Engine, view: dict[str, list[str]]) -> None:
+    """Cards a checkpoint says are on the table, as tag UIDs (chips are not kept)."""
+    uid_of = getattr(engine.deck, "uid_of", None)
+    if uid_of is None:
+        return
+    for antenna, cards in engine.cards.contents.items():
+        for card in cards:
+            try:
+                view.setdefault(antenna, []).append(str(uid_of(card)).upper())
+            except Exception:  # a card without a registered tag: nothing to seed
+                continue
+
+
+class Resync:
+    """The catch-up after a restart: each reader board re-reads its antennas first.
+
+    Until every reader came back online (or RESYNC_TIMEOUT passed) no engine timer fires;
+    chips the catch-up adds to a bet zone whose push the crash cut short are dated to the
+    last journaled input, so the push reads as one.
+    """
+
+    def __init__(self, monotonic: Callable[[], float] = time.monotonic) -> None:
+        self._monotonic = monotonic
+        self._waiting: set[str] = set()  # readers not re-read since the restart
+        self._by = 0.0
+        self._cut_pushes: frozenset[str] = frozenset()  # bet zones of an interrupted push
+        self._crash_t = 0.0
+        self._lock = threading.Lock()
+
+    def begin(self, readers: Iterable[str], crash_t: float, unsettled: Iterable[int]) -> None:
+        """A restart: wait for `readers`; pushes of the `unsettled` seats were cut at `crash_t`."""
+        with self._lock:
+            self._waiting = set(readers)
+            self._by = self._monotonic() + RESYNC_TIMEOUT
+            self._crash_t = crash_t
+            self._cut_pushes = frozenset(f"bet{seat}" for seat in unsettled)
+
+    def date(self, reader: str, event: TagIn | TagOut) -> TagIn | TagOut:
+        """A reader's tag event as it enters the queue: a chip the catch-up adds to a cut
+        push is dated to the crash; everything else keeps its time (a push begun while the
+        daemon was down goes on normally once it is back)."""
+        if (
+            isinstance(event, TagIn)
+            and event.antenna in self._cut_pushes
+            and reader in self._waiting
+        ):
+            return dataclasses.replace(event, t=self._crash_t)
+        return event
+
+    def reader_back(self, reader: str) -> None:
+        """`reader` reported its state after re-reading its antennas: caught up."""
+        with self._lock:
+            if reader not in self._waiting:
+                return
+            self._waiting.discard(reader)
+            if not self._waiting:
+                log.info("readers resynchronised after the restart")
+
+    def pending(self) -> bool:
+        """True while timers wait for the readers' catch-up."""
+        with self._lock:
+            if self._waiting and self._monotonic() >= self._by:
+                log.warning("readers not resynchronised after %.0f s: going on", RESYNC_TIMEOUT)
+                self._waiting = set()
+            return bool(self._waiting)
