@@ -144,7 +144,7 @@ def test_no_other_identity_can_take_the_tables_session(tmp_path: Path, kit: Ship
     daemon.start()
     intruders: list[Intruder] = []
     try:
-        assert daemon.readers[0].wait_synced(10.0)
+        assert daemon.devices.readers[0].wait_synced(10.0)
         deadline = time.monotonic() + 10
         while not (daemon.publisher and daemon.publisher.connected):
             assert time.monotonic() < deadline
@@ -176,7 +176,7 @@ def test_a_100_mb_command_is_refused_by_the_broker_and_never_reaches_the_table(
     daemon = Daemon(_config(tmp_path), broker=kit.broker_config("table-t01", prefix=PREFIX))
     daemon.start()
     try:
-        assert daemon.readers[0].wait_synced(10.0)
+        assert daemon.devices.readers[0].wait_synced(10.0)
         huge = tmp_path / "huge.json"
         with huge.open("wb") as fh:
             fh.write(b'{"name": "seat", "player": "')
@@ -276,7 +276,7 @@ def test_client_certificates_a_whole_table_and_no_takeover(
     daemon.start()
     tv = Intruder(mtls, "table-t01", cert=(room_pki.cert("tv"), room_pki.key("tv")))
     try:
-        assert daemon.readers[0].wait_synced(10.0)
+        assert daemon.devices.readers[0].wait_synced(10.0)
         with Subscriber(
             mtls, f"{PREFIX}/#", cert_file=room_pki.cert("room"), key_file=room_pki.key("room")
         ) as room:

@@ -121,7 +121,7 @@ def test_the_daemon_writes_journal_mark_and_staff_file_private_under_umask_0(
     daemon = Daemon(config, broker=mosquitto.broker_config(prefix="poker/sim/t01"))
     daemon.start()
     try:
-        assert daemon.readers[0].wait_synced(10.0)
+        assert daemon.devices.readers[0].wait_synced(10.0)
         payload = {"name": "staff", "uid": "04ABCDEF000009", "person": "Nina", "role": "dealer"}
         daemon.submit_command("staff", json.dumps(payload | {"id": "s1"}).encode())
         deadline = time.monotonic() + 10
