@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
+import signal
 import threading
 import time
+from collections.abc import Iterator
 
 import uvicorn
 
@@ -19,6 +22,14 @@ from controller.config import BrokerConfig
 from controller.errors import TableError
 
 log = logging.getLogger(__name__)
+
+
+class _Server(uvicorn.Server):
+    """uvicorn's server, leaving the signals to the service (a clean stop exits 0)."""
+
+    @contextlib.contextmanager
+    def capture_signals(self) -> Iterator[None]:
+        yield
 
 
 class TvService:
@@ -38,7 +49,6 @@ class TvService:
     ) -> None:
         self.clock = clock or SystemClock()
         self.desk = Desk(tables, delay=delay, clock=self.clock, true_outs=true_outs)
-        self.app = create_app(self.desk, control_token=control_token)
         self.listen = listen
         self.port = port
         # No broker: messages are given to `desk.receive_threadsafe` (tests, benchmarks).
@@ -47,7 +57,12 @@ class TvService:
             if broker is not None
             else None
         )
-        self.server = uvicorn.Server(
+        self.app = create_app(
+            self.desk,
+            control_token=control_token,
+            connected=lambda: self.subscriber.connected if self.subscriber else None,
+        )
+        self.server = _Server(
             uvicorn.Config(
                 self.app,
                 host=listen,
@@ -96,8 +111,14 @@ class TvService:
                 self.subscriber.stop()
 
     def serve(self) -> None:
-        """Run in the foreground until SIGINT/SIGTERM (uvicorn's signal handling)."""
+        """Run in the foreground until SIGINT or SIGTERM."""
         self._prepare()
+
+        def stop(_signum: int, _frame: object) -> None:
+            self.server.should_exit = True
+
+        signal.signal(signal.SIGINT, stop)
+        signal.signal(signal.SIGTERM, stop)
         try:
             asyncio.run(self._serve())
         finally:

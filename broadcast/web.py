@@ -22,7 +22,7 @@ import asyncio
 import contextlib
 import hmac
 import html
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -38,8 +38,13 @@ STATIC = Path(str(resources.files("broadcast") / "static"))
 PAGE = "page.html"
 
 
-def create_app(desk: Desk, *, control_token: str | None = None) -> FastAPI:
-    """The FastAPI application serving `desk`."""
+def create_app(
+    desk: Desk,
+    *,
+    control_token: str | None = None,
+    connected: Callable[[], bool | None] = lambda: None,
+) -> FastAPI:
+    """The FastAPI application serving `desk` (`connected`: is the MQTT client up)."""
 
     @contextlib.asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
@@ -148,6 +153,7 @@ def create_app(desk: Desk, *, control_token: str | None = None) -> FastAPI:
                 }
                 for t in desk.tables.values()
             },
+            "broker_connected": connected(),
             "equities_computed": desk.worker.computed,
             "bad_messages": desk.bad_messages,
         }

@@ -6,6 +6,7 @@ import json
 import threading
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -16,7 +17,11 @@ from broadcast.clock import ManualClock
 from broadcast.desk import TableSpec
 from broadcast.service import TvService
 from controller.config import BrokerConfig
-from tests.broker import free_port
+from controller.trace import Event
+from tests.broker import Mosquitto, free_port
+from tests.tv_helpers import config
+
+PREFIX = "poker/sim/t01"
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = [
@@ -100,7 +105,7 @@ class TvRig:
         *,
         delay: float,
         broker: BrokerConfig | None = None,
-        prefix: str = "poker/sim/t01",
+        prefix: str = PREFIX,
         table: str = "t01",
         control_token: str | None = None,
     ) -> None:
@@ -158,3 +163,27 @@ class TvRig:
             reader.close()
         self.http.close()
         self.service.stop()
+
+
+class SimTable:
+    """The real daemon on the simulated boards (the shipped sim table), on a test broker."""
+
+    def __init__(self, tmp_path: Path, broker: Mosquitto, username: str | None) -> None:
+        from controller.daemon import Daemon
+
+        self.broker = broker
+        self.daemon = Daemon(
+            config(tmp_path),
+            broker=broker.broker_config(username, prefix=PREFIX, client_id="tablectl-t01"),
+        )
+        self.daemon.start()
+        assert self.daemon.readers[0].wait_synced(10.0)
+
+    def play(self, events: list[Event], speed: float = 4.0) -> None:
+        """Deal the trace on the simulated hardware, in (scaled) real time."""
+        from firmware_sim.player import ScriptPlayer
+
+        ScriptPlayer(self.daemon, speed=speed).play(events)
+
+    def stop(self) -> None:
+        self.daemon.stop()
