@@ -104,7 +104,7 @@ def test_bad_files_are_refused_naming_the_key(
 def test_a_short_control_token_is_refused(tmp_path: Path) -> None:
     (tmp_path / "token").write_text("short\n")
     text = BASE.replace("delay = 12.5", 'control_token_file = "token"')
-    with pytest.raises(ConfigError, match="control_token_file: .* 16 characters"):
+    with pytest.raises(ConfigError, match=r"control_token_file: .* 16 characters"):
         load_tv_config(write(tmp_path, text))
     (tmp_path / "token").write_text("0123456789abcdef0123\n")
     assert load_tv_config(write(tmp_path, text)).control_token == "0123456789abcdef0123"

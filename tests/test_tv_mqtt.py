@@ -53,9 +53,7 @@ def test_the_tv_service_reads_every_hole_card_and_never_republishes_one(
         assert all(s["cards"] is None for f in feed.frames for s in f["seats"])  # held back
         rig.clock.advance(D)
         rig.settle()
-        on_air = {
-            s["seat"]: s["cards"] for f in feed.frames for s in f["seats"] if s["cards"]
-        }
+        on_air = {s["seat"]: s["cards"] for f in feed.frames for s in f["seats"] if s["cards"]}
         assert on_air == finals
     finally:
         table.stop()

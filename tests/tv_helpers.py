@@ -20,6 +20,7 @@ CARD = re.compile(r"[23456789TJQKA][cdhs]")
 D = Decision
 
 PLAYERS = [(1, "Alice", 20000), (2, "Bruno", 20000), (3, "Chiara", 20000), (4, "Dario", 20000)]
+SIX = [*PLAYERS, (5, "Elena", 20000), (6, "Fabio", 20000)]
 LEVEL = (100, 200, 0)
 
 
@@ -69,9 +70,34 @@ def allin_plan() -> HandPlan:
     )
 
 
-def hand_events(plan: HandPlan, *, button: int | None = None) -> list[Event]:
-    """The room commands seating PLAYERS, then the physical trace of one hand."""
-    events = seat_players(PLAYERS, LEVEL, button=plan.button if button is None else button)
+def six_handed_plan() -> HandPlan:
+    """Six players: a raise and two calls pre-flop, then a bet on the flop."""
+    return HandPlan(
+        dealt_in=[1, 2, 3, 4, 5, 6],
+        button=1,
+        small_blind_seat=2,
+        big_blind_seat=3,
+        blinds=LEVEL,
+        stacks={s: 20000 for s in range(1, 7)},
+        hole={1: ["9h", "8h"], 2: ["Ac", "2d"], 3: ["Jh", "Jc"], 4: ["7c", "2s"],
+              5: ["Ad", "Qd"], 6: ["Ks", "Kh"]},
+        board=["Qs", "Jd", "4d", "Tc", "3h"],
+        burns=["5c", "6s", "7h"],
+        streets=[
+            [D(4, "fold"), D(5, "call"), D(6, "raise", 600), D(1, "fold"), D(2, "fold"),
+             D(3, "call"), D(5, "call")],
+            [D(3, "check"), D(5, "bet", 900), D(6, "call"), D(3, "call")],
+            [D(3, "check"), D(5, "check"), D(6, "check")],
+            [D(3, "check"), D(5, "check"), D(6, "check")],
+        ],
+    )
+
+
+def hand_events(
+    plan: HandPlan, *, players: list[tuple[int, str, int]] | None = None
+) -> list[Event]:
+    """The room commands seating the players (PLAYERS), then the physical trace of a hand."""
+    events = seat_players(players or PLAYERS, LEVEL, button=plan.button)
     # settle > the engine's 1 s: a push is read as settled by a timer the daemon fires
     return events + TableDealer(DealerClock(0.5), step=0.1, settle=1.1).play(plan)
 

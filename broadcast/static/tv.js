@@ -44,7 +44,7 @@
     let hole = "";
     if (s.cards && s.cards.length) hole = s.cards.map(card).join("");
     else if (s.card_count > 0) hole = back.repeat(Math.min(s.card_count, 2));
-    const dealer = s.dealer ? '<div class="dealer">D</div>' : "";
+    const dealer = s.dealer ? '<span class="dealer">D</span>' : "";
     let sub = `${chips(s.stack)}`;
     if (s.hand_name) sub = `<span class="hand-name">${esc(s.hand_name)}</span>`;
     let act = "";
@@ -68,8 +68,9 @@
         `${s.outs.length === 1 ? "" : "S"}</b>${s.outs.map((c) => c[0].replace("T", "10") +
           SUITS[c[1]]).join(" ")}</div>`;
     }
-    return `<div class="hole">${dealer}${hole}</div>` +
-      `<div class="who"><div class="name">${esc(s.player)}</div><div class="sub">${sub}</div></div>` +
+    return `<div class="hole">${hole}</div>` +
+      `<div class="who"><div class="name">${esc(s.player)}${dealer}</div>` +
+      `<div class="sub">${sub}</div></div>` +
       `<div class="act">${act}</div>${eq}${outs}`;
   }
 
@@ -144,7 +145,7 @@
 
     const last = $("last-action");
     const a = frame.last_action;
-    if (a && frame.hand) {
+    if (a && frame.hand && !frame.showdown && !frame.hand_over) {
       const verb = VERBS[a.action] || a.action;
       const amount = ["bet", "raise", "call"].includes(a.action) ? " " + chips(a.amount) : "";
       last.textContent = `${a.player || "Seat " + a.seat} ${verb}${amount}`;
