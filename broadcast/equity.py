@@ -2,11 +2,12 @@
 
 - **Exact** whenever two or fewer board cards remain (flop, turn, river): every runout
   of the cards still unseen is dealt, every hand ranked (`broadcast.evaluator`).
-- **Monte Carlo** otherwise (pre-flop): `MC_BOARDS` random runouts, enough for an error
-  of at most `MC_ERROR_POINTS` percentage points at 95 % confidence for every hand
-  (a hand's share of a pot lies in [0, 1], so its variance is at most 1/4 and
-  1.96 * sqrt(1/4 / n) <= 0.005 for n >= 38,415). The error actually reached (from the
-  sample variance, usually much less) is returned with each equity.
+- **Monte Carlo** otherwise (pre-flop): random runouts, `CHUNK` at a time, until the
+  95 % error of every hand (1.96 standard errors, from the sample variance) is at most
+  `MC_ERROR_POINTS` percentage points, and never more than `MC_BOARDS` runouts: a
+  hand's share of a pot lies in [0, 1], so its variance is at most 1/4 and
+  1.96 * sqrt(1/4 / n) <= 0.005 for n >= 38,415 whatever the hands. The error reached
+  is returned with each equity.
 - **True outs**: cards known to be out of play (mucked hands, exposed or burned cards the
   TV service saw) can be given as `dead`: they are then never dealt in a runout.
 
@@ -36,8 +37,8 @@ Z95: Final = 1.959964
 MC_ERROR_POINTS: Final = 0.5
 #: Random runouts pre-flop: the worst case variance (1/4) meets MC_ERROR_POINTS.
 MC_BOARDS: Final = math.ceil((Z95 * 0.5 / (MC_ERROR_POINTS / 100)) ** 2)
-#: Runouts are ranked this many at a time (bounded memory whatever the count).
-CHUNK: Final = 8192
+#: Runouts are ranked this many at a time (bounded memory; the Monte Carlo's step).
+CHUNK: Final = 4096
 #: Enumerate exactly when at most this many board cards are still to come.
 EXACT_REMAINING: Final = 2
 
@@ -165,9 +166,15 @@ def compute(
     boards: int = MC_BOARDS,
     seed: int | None = None,
     exact: bool | None = None,
+    adaptive: bool = True,
 ) -> Equity:
-    """The equity of every hand of `situation`: exact if at most two cards are to come
-    (or `exact` is True), else from `boards` random runouts (seeded by the situation)."""
+    """The equity of every hand of `situation`.
+
+    Exact if at most two cards are to come (or `exact` is True). Otherwise random
+    runouts (seeded by the situation), `CHUNK` at a time: with `adaptive`, until the 95 %
+    error of every hand is at most `MC_ERROR_POINTS`, and never more than `boards`
+    (whose default meets that error whatever the hands).
+    """
     seats, hand_ids, board_ids, pool = _check(situation)
     need = 5 - len(board_ids)
     hands = _Parts(hand_ids)
@@ -177,29 +184,37 @@ def compute(
         method = "exact"
         runouts = np.array(list(itertools.combinations(pool, need)), dtype=np.int64)
         runouts = runouts.reshape(len(runouts), need)
-        count = len(runouts)
-        chunks: Iterable[IntArray] = (runouts[i : i + CHUNK] for i in range(0, count, CHUNK))
+        chunks: Iterable[IntArray] = (runouts[i : i + CHUNK] for i in range(0, len(runouts), CHUNK))
     else:
         method = "monte-carlo"
-        count = boards
         rng = np.random.default_rng(situation.seed() if seed is None else seed)
-        chunks = (_sample(rng, pool, need, min(CHUNK, count - i)) for i in range(0, count, CHUNK))
+        chunks = (_sample(rng, pool, need, min(CHUNK, boards - i)) for i in range(0, boards, CHUNK))
+    count = 0
     for chunk in chunks:
         full = np.concatenate([np.broadcast_to(board_ids, (len(chunk), len(board_ids))), chunk], 1)
         share = _shares(_ranks(hands, _Parts(full)))
         total += share.sum(axis=0)
         total_sq += (share * share).sum(axis=0)
+        count += len(chunk)
+        if method == "monte-carlo" and adaptive:
+            if max(_half_widths(total, total_sq, count)) <= MC_ERROR_POINTS:
+                break
     mean = total / count
     equity = {seat: float(100 * m) for seat, m in zip(seats, mean, strict=True)}
-    error = {seat: 0.0 for seat in seats}
+    error = dict.fromkeys(seats, 0.0)
     if method == "monte-carlo":
-        variance = np.maximum(total_sq / count - mean * mean, 0.0)
-        half = 100 * Z95 * np.sqrt(variance / count)
-        error = {seat: float(h) for seat, h in zip(seats, half, strict=True)}
+        error = dict(zip(seats, _half_widths(total, total_sq, count), strict=True))
     outs: dict[int, tuple[str, ...]] = {}
     if len(seats) == 2 and len(board_ids) in (3, 4):
         outs = _outs(seats, hands, board_ids, pool)
     return Equity(method=method, boards=count, equity=equity, error=error, outs=outs)
+
+
+def _half_widths(total: FloatArray, total_sq: FloatArray, count: int) -> list[float]:
+    """The 95 % half-width of each hand's mean share, in percentage points."""
+    mean = total / count
+    variance = np.maximum(total_sq / count - mean * mean, 0.0)
+    return [float(h) for h in 100 * Z95 * np.sqrt(variance / count)]
 
 
 def _sample(rng: np.random.Generator, pool: IntArray, need: int, n: int) -> IntArray:
