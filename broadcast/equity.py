@@ -196,9 +196,9 @@ def compute(
         total += share.sum(axis=0)
         total_sq += (share * share).sum(axis=0)
         count += len(chunk)
-        if method == "monte-carlo" and adaptive:
-            if max(_half_widths(total, total_sq, count)) <= MC_ERROR_POINTS:
-                break
+        adequate = adaptive and max(_half_widths(total, total_sq, count)) <= MC_ERROR_POINTS
+        if method == "monte-carlo" and adequate:
+            break
     mean = total / count
     equity = {seat: float(100 * m) for seat, m in zip(seats, mean, strict=True)}
     error = dict.fromkeys(seats, 0.0)
