@@ -85,7 +85,7 @@ class DelayLine:
             if held.hand not in self._hand_delay:
                 self._hand_delay[held.hand] = self._delay
                 # Hands long gone need no entry (keep the last few only).
-                for old in sorted(self._hand_delay)[:-16]:
+                for old in sorted(self._hand_delay)[:-256]:
                     del self._hand_delay[old]
             self._current_hand = held.hand
         # A hand's delay may be larger than a later input's: order is kept all the same.

@@ -128,6 +128,7 @@ class _Parts:
 
     def __init__(self, ids: IntArray) -> None:
         # ids: (N, k) card numbers -> key (N,), counts (N, 4), masks (N, 4)
+        self.size = ids.shape[-1]
         ranks = ids >> 2
         suits = ids & 3
         self.key: IntArray = POW5[ranks].sum(axis=-1)
@@ -140,15 +141,24 @@ class _Parts:
 def _ranks(hands: _Parts, boards: _Parts) -> IntArray:
     """Ranks (B, H) of every hand on every board (1 is best)."""
     t = tables()
-    keys = boards.key[:, None] + hands.key[None, :]
-    result = t.nonflush(keys)
-    counts = boards.count[:, None, :] + hands.count[None, :, :]
+    if hands.size == 2 and boards.size == 5:
+        board_at = np.searchsorted(t.board_keys, boards.key)
+        hole_at = np.searchsorted(t.hole_keys, hands.key)
+        result: IntArray = t.pairs[board_at[:, None], hole_at[None, :]]
+    else:
+        result = t.nonflush(boards.key[:, None] + hands.key[None, :])
+    # Five suited cards: with two hole cards, only boards with three of a suit qualify.
+    suited = boards.count.max(axis=1) >= 5 - hands.size
+    rows = np.flatnonzero(suited)
+    if len(rows) == 0:
+        return result
+    counts = boards.count[rows, None, :] + hands.count[None, :, :]
     flush_suit = counts.argmax(axis=-1)
     flushed = np.take_along_axis(counts, flush_suit[..., None], axis=-1)[..., 0] >= 5
     if flushed.any():
-        masks = boards.mask[:, None, :] | hands.mask[None, :, :]
+        masks = boards.mask[rows, None, :] | hands.mask[None, :, :]
         suit_mask = np.take_along_axis(masks, flush_suit[..., None], axis=-1)[..., 0]
-        result = np.where(flushed, t.flush[suit_mask], result)
+        result[rows] = np.where(flushed, t.flush[suit_mask], result[rows])
     return result
 
 

@@ -8,8 +8,9 @@ answers in two numpy tables:
 
 - a hand without a flush is ranked by its multiset of ranks alone: the key
   ``sum(5 ** rank)`` is unique (a rank occurs at most four times), and the table holds
-  the rank of every multiset of 5, 6 or 7 cards (74,074 keys, sorted, searched with
-  `numpy.searchsorted`);
+  the rank of every multiset of 5, 6 or 7 cards (73,775 keys, sorted, searched with
+  `numpy.searchsorted`); for two hole cards and a five-card board, a second table
+  (6,175 board multisets x 91 hole multisets) gives it with one index per hand;
 - a hand with five or more cards of one suit is a flush or a straight flush, which no
   other hand of seven cards can beat (quads or a full house with five suited cards would
   need eight cards): it is ranked by the 13-bit mask of that suit's ranks (8,192 entries).
@@ -75,6 +76,13 @@ class Tables:
         order = np.argsort(np.array(keys, dtype=np.int64))
         self.keys: IntArray = np.array(keys, dtype=np.int64)[order]
         self.values: IntArray = np.array(values, dtype=np.int64)[order]
+        # Hold'em's case, two hole cards and a five-card board, as one 2-D table: the
+        # rank without a flush of (board multiset, hole multiset); one gather per hand.
+        self.board_keys: IntArray = _multiset_keys(5)
+        self.hole_keys: IntArray = _multiset_keys(2)
+        combined = self.board_keys[:, None] + self.hole_keys[None, :]
+        at = np.minimum(np.searchsorted(self.keys, combined), len(self.keys) - 1)
+        self.pairs: IntArray = np.where(self.keys[at] == combined, self.values[at], WORST)
         flush = np.full(1 << 13, WORST, dtype=np.int64)
         for mask in range(1 << 13):
             count = mask.bit_count()
@@ -92,6 +100,16 @@ class Tables:
         """Ranks of hands with no flush, from their multiset keys."""
         found: IntArray = self.values[np.searchsorted(self.keys, keys)]
         return found
+
+
+def _multiset_keys(size: int) -> IntArray:
+    """The sorted keys of every multiset of `size` ranks (no rank more than four times)."""
+    keys = {
+        sum(5**r for r in multiset)
+        for multiset in itertools.combinations_with_replacement(range(13), size)
+        if all(multiset.count(r) <= 4 for r in multiset)
+    }
+    return np.array(sorted(keys), dtype=np.int64)
 
 
 @lru_cache(maxsize=1)

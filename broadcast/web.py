@@ -6,6 +6,7 @@
 | `GET /overlay/{table}` | the on-air page (OBS Browser Source, 1920x1080, transparent) |
 | `GET /preview/{table}` | the director's live page: the same graphics, cards face down |
 | `WS /feed/{table}` | the delayed frames as JSON (the overlay page draws these) |
+| `GET /feed/{table}.json` | the latest delayed frame (for graphics systems that poll) |
 | `WS /preview/{table}/ws` | the live preview frames (no hole card, no equity) |
 | `GET /api/status` | tables, delay, messages received and held (no card) |
 | `POST /api/delay` | `{"seconds": D}` with `Authorization: Bearer <token>` |
@@ -28,7 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from fastapi import FastAPI, HTTPException, Request, WebSocket, WebSocketDisconnect
-from fastapi.responses import HTMLResponse, JSONResponse
+from fastapi.responses import HTMLResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
 
 from broadcast.delay import DelayError
@@ -137,6 +138,12 @@ def create_app(
             await websocket.close(code=4404)
             return
         await stream(websocket, found.preview)
+
+    @app.get("/feed/{table_id}.json")
+    async def feed_latest(table_id: str) -> Response:
+        """The latest delayed frame over plain HTTP (graphics systems that poll)."""
+        text = table(table_id).overlay.text or "{}"
+        return Response(text, media_type="application/json", headers={"Cache-Control": "no-store"})
 
     @app.get("/api/status")
     async def status() -> dict[str, Any]:

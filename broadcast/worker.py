@@ -29,7 +29,7 @@ class EquityWorker:
         self,
         on_ready: Ready | None = None,
         *,
-        keep: int = 256,
+        keep: int = 4096,
         compute_fn: Callable[[Situation], Equity] = compute,
     ) -> None:
         self._on_ready = on_ready

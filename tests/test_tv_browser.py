@@ -205,6 +205,7 @@ def test_overlay_shows_cards_only_after_the_delay_and_the_preview_never(
     assert preview.page.locator("#seats .card.back").count() == 6  # three live hands
     assert "PREVIEW" in preview.text("#preview-tag")
     studio.assert_preview_clean(secret)
+    preview.shot("tv-preview.png", tmp_path)
 
     studio.on_air(0.01)  # the delay has passed
     studio.equity_on_air()

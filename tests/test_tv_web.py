@@ -47,6 +47,7 @@ def everything_reachable(rig: TvRig) -> str:
     """Every HTTP answer a client can get from the service, concatenated."""
     paths = [
         "/",
+        "/feed/t01.json",
         "/overlay/t01",
         "/preview/t01",
         "/api/status",
@@ -89,6 +90,9 @@ def test_no_hole_card_or_equity_anywhere_before_the_delay(rig: TvRig) -> None:
     assert last["equity"]["method"] == "monte-carlo" and last["equity"]["max_error"] <= 0.5
     assert not cards_in(preview.text(), secret)
     assert not cards_in(rig.http.get("/overlay/t01").text, secret)  # the page holds no data
+    latest = rig.http.get("/feed/t01.json")
+    assert latest.headers["content-type"] == "application/json"
+    assert latest.json() == last  # the same delayed frame over plain HTTP
 
 
 def test_the_preview_never_carries_a_hole_card(rig: TvRig) -> None:
