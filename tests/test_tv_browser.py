@@ -303,3 +303,29 @@ def test_pages_load_every_asset_from_the_service(browser: Browser) -> None:
     finally:
         page.close()
         rig.close()
+
+
+def test_side_pots_and_a_reader_hold_on_the_page(browser: Browser) -> None:
+    from tests.tv_helpers import tv_messages
+
+    rig = TvRig(delay=0)
+    try:
+        watched = open_page(browser, f"{rig.base}/overlay/t01")
+        messages = tv_messages(engine_messages(hand_events(allin_plan())))
+        state = next(p for k, p in messages if k == "state" and p["hand"] == 1)
+        pots = [{"amount": 1200, "eligible": [1, 2, 3]}, {"amount": 400, "eligible": [2, 3]}]
+        held = {**state, "seq": 90, "pots": pots, "held": ["card_reader"]}
+        rig.feed([("state", held)])
+        rig.settle()
+        text = rig.desk.overlay.text
+        for _ in range(250):
+            if watched.frames and watched.frames[-1] == text:
+                break
+            watched.page.wait_for_timeout(20)
+        watched.page.wait_for_timeout(50)
+        assert "SIDE POT 1 400" in watched.text("#pots").upper()
+        assert watched.text("#banner .banner-title") == "TABLE HOLD"
+        assert "card reader" in watched.text("#banner .banner-text")
+        watched.page.close()
+    finally:
+        rig.close()

@@ -161,3 +161,16 @@ def test_true_outs_can_be_turned_off() -> None:
             break
     assert set(view.situation(true_outs=True).dead) == {"2c", "9s"}  # type: ignore[union-attr]
     assert view.situation(true_outs=False).dead == ()  # type: ignore[union-attr]
+
+
+def test_side_pots_and_the_pot_total() -> None:
+    messages = tv_messages(engine_messages(hand_events(flop_plan())))
+    state = next(p for k, p in messages if k == "state" and p["hand"] == 1)
+    seats = {**state["seats"], "1": {**state["seats"]["1"], "status": "allin", "bet": 300}}
+    pots = [{"amount": 1200, "eligible": [1, 2, 3]}, {"amount": 400, "eligible": [2, 3]}]
+    view = TableView("t01", secret=False)
+    view.apply("state", {**state, "seats": seats, "pots": pots})
+    frame = view.frame()
+    assert frame["pots"] == pots
+    assert frame["pot_total"] == 1600 + sum(s["bet"] for s in frame["seats"])
+    assert {s["seat"]: s["status"] for s in frame["seats"]}[1] == "allin"
