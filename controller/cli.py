@@ -1,4 +1,4 @@
-"""`tablectl`: run the daemon, a whole simulated table, replay a trace, register a deck."""
+"""`tablectl`: run the daemon, a whole simulated table, replay a trace, register a deck, TV."""
 
 from __future__ import annotations
 
