@@ -1,4 +1,4 @@
-"""`tablectl`: run the daemon, a whole simulated table, replay a trace, register a deck, TV."""
+"""`tablectl`: run the daemon, a whole simulated table, replay a trace, register a deck."""
 
 from __future__ import annotations
 
