@@ -21,6 +21,7 @@ from controller.trace import Badge, Event, load_trace
 
 if TYPE_CHECKING:
     from controller.watch import WatchIdentity
+    from broadcast.sim import SimTv
 
 DEFAULT_SIM_CONFIG = Path("examples/sim-table.toml")
 
@@ -212,6 +213,7 @@ def cmd_sim(args: argparse.Namespace) -> int:
                 "--watch-key) of a reading identity, e.g. the room's",
                 flush=True,
             )
+    tv = _start_sim_tv(args, broker, local is not None, config.table.id)
     daemon = Daemon(config, broker=broker)
     stop = threading.Event()
     _wait_for_signal(stop)
@@ -234,10 +236,33 @@ def cmd_sim(args: argparse.Namespace) -> int:
     finally:
         if watcher is not None:
             watcher.stop()
+        if tv is not None:
+            tv.finish()
         daemon.stop()
         if local is not None:
             local.stop()
     return 0
+
+
+def _start_sim_tv(
+    args: argparse.Namespace, broker: BrokerConfig, local: bool, table: str
+) -> SimTv | None:
+    """The TV service on the simulated table (docs/tv.md); None with --no-tv."""
+    if args.no_tv:
+        return None
+    if not local:
+        print("tv: not started (the config names a broker: run `tablectl tv`)", flush=True)
+        return None
+    from broadcast.sim import start_sim_tv
+
+    return start_sim_tv(broker, broker.prefix, table, delay=args.tv_delay, port=args.tv_port)
+
+
+def cmd_tv(args: argparse.Namespace) -> int:
+    """`tablectl tv --config FILE`: the TV production service (docs/tv.md)."""
+    from broadcast.cli import run_tv
+
+    return run_tv(args.config)
 
 
 def cmd_register_deck(args: argparse.Namespace) -> int:
@@ -285,7 +310,14 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--watch-cert", type=Path, default=None, help="the printer's client cert")
     p.add_argument("--watch-key", type=Path, default=None, help="the printer's client key")
+    p.add_argument("--no-tv", action="store_true", help="do not start the TV service")
+    p.add_argument("--tv-port", type=int, default=None, help="TV pages port (default 8088)")
+    p.add_argument("--tv-delay", type=float, default=None, help="TV secure delay (default 5 s)")
     p.set_defaults(func=cmd_sim)
+
+    p = sub.add_parser("tv", help="the TV production service: overlay pages, secure delay, feed")
+    p.add_argument("--config", type=Path, required=True)
+    p.set_defaults(func=cmd_tv)
 
     p = sub.add_parser("replay", help="feed a trace through the engine, print every message")
     p.add_argument(

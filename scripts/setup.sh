@@ -6,7 +6,8 @@ cd "$(dirname "$0")/.."
 
 APT_PACKAGES=(mosquitto mosquitto-clients openssl pcscd vsmartcard-vpcd libpcsclite-dev
               swig python3-venv python3-dev gcc
-              systemd)  # systemd-analyze: tests/unit/test_systemd.py checks the unit offline
+              systemd  # systemd-analyze: tests/unit/test_systemd.py checks the unit offline
+              chromium)  # the TV pages' browser tests (playwright drives it, nothing downloaded)
 missing=()
 for pkg in "${APT_PACKAGES[@]}"; do
     dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" \
@@ -25,6 +26,8 @@ PYTHON=${PYTHON:-python3}
 if [ ! -x .venv/bin/python ]; then
     "$PYTHON" -m venv .venv
 fi
+# playwright (test extra) drives Debian's chromium: no browser is ever downloaded
+export PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1
 stamp=.venv/.tablectl-installed
 if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ]; then
     .venv/bin/python -m pip install -q --upgrade pip

@@ -1,0 +1,194 @@
+"""The web side of the TV service (FastAPI): overlay and preview pages, feed, assets.
+
+| Path | What |
+|---|---|
+| `GET /` | the list of tables with their page links |
+| `GET /overlay/{table}` | the on-air page (OBS Browser Source, 1920x1080, transparent) |
+| `GET /preview/{table}` | the director's live page: the same graphics, cards face down |
+| `WS /feed/{table}` | the delayed frames as JSON (the overlay page draws these) |
+| `GET /feed/{table}.json` | the latest delayed frame (for graphics systems that poll) |
+| `WS /preview/{table}/ws` | the live preview frames (no hole card, no equity) |
+| `GET /api/status` | tables, delay, messages received and held (no card) |
+| `POST /api/delay` | `{"seconds": D}` with `Authorization: Bearer <token>` |
+| `GET /static/...` | the page's script, style sheet and fonts |
+
+The pages themselves hold no data: the browser gets every frame over its WebSocket, so
+the page source never holds a card. Every asset is served from here (no network at the
+venue).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import hmac
+import html
+from collections.abc import AsyncIterator, Callable
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from fastapi import FastAPI, HTTPException, Request, WebSocket, WebSocketDisconnect
+from fastapi.responses import HTMLResponse, JSONResponse, Response
+from fastapi.staticfiles import StaticFiles
+
+from broadcast.delay import DelayError
+from broadcast.desk import Channel, Desk, TableDesk
+
+STATIC = Path(str(resources.files("broadcast") / "static"))
+PAGE = "page.html"
+
+
+def create_app(
+    desk: Desk,
+    *,
+    control_token: str | None = None,
+    connected: Callable[[], bool | None] = lambda: None,
+) -> FastAPI:
+    """The FastAPI application serving `desk` (`connected`: is the MQTT client up)."""
+
+    @contextlib.asynccontextmanager
+    async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
+        desk.bind(asyncio.get_running_loop())
+        task = asyncio.create_task(desk.run(), name="tv-delay-pump")
+        try:
+            yield
+        finally:
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+
+    app = FastAPI(
+        title="tablectl tv", docs_url=None, redoc_url=None, openapi_url=None, lifespan=lifespan
+    )
+    app.mount("/static", StaticFiles(directory=STATIC), name="static")
+    template = (STATIC / PAGE).read_text(encoding="utf-8")
+
+    def table(table_id: str) -> TableDesk:
+        found = desk.tables.get(table_id)
+        if found is None:
+            raise HTTPException(status_code=404, detail=f"no table {table_id!r} on this service")
+        return found
+
+    def page(table_id: str, view: str, ws_path: str) -> HTMLResponse:
+        spec = table(table_id).spec
+        text = (
+            template.replace("{{view}}", view)
+            .replace("{{table}}", html.escape(spec.id))
+            .replace("{{label}}", html.escape(spec.label or spec.id))
+            .replace("{{ws}}", html.escape(ws_path))
+        )
+        return HTMLResponse(text, headers={"Cache-Control": "no-store"})
+
+    @app.get("/", response_class=HTMLResponse)
+    async def index() -> HTMLResponse:
+        rows = "".join(
+            f'<li>{html.escape(t)}: <a href="/overlay/{html.escape(t)}">overlay</a> · '
+            f'<a href="/preview/{html.escape(t)}">preview</a></li>'
+            for t in desk.tables
+        )
+        return HTMLResponse(
+            '<!doctype html><meta charset="utf-8"><title>tablectl tv</title>'
+            f'<link rel="stylesheet" href="/static/tv.css"><body class="index"><h1>tablectl tv'
+            f"</h1><ul>{rows}</ul></body>"
+        )
+
+    @app.get("/overlay/{table_id}", response_class=HTMLResponse)
+    async def overlay(table_id: str) -> HTMLResponse:
+        return page(table_id, "overlay", f"/feed/{table_id}")
+
+    @app.get("/preview/{table_id}", response_class=HTMLResponse)
+    async def preview(table_id: str) -> HTMLResponse:
+        return page(table_id, "preview", f"/preview/{table_id}/ws")
+
+    async def stream(websocket: WebSocket, channel: Channel) -> None:
+        """Send the channel's frames until the client goes (what it sends is ignored)."""
+        await websocket.accept()
+
+        async def send() -> None:
+            with contextlib.suppress(WebSocketDisconnect, RuntimeError):
+                async for text in channel.follow():
+                    await websocket.send_text(text)
+
+        sender = asyncio.create_task(send())
+        try:
+            while not sender.done():
+                message = await websocket.receive()
+                if message["type"] == "websocket.disconnect":
+                    break
+        except (WebSocketDisconnect, RuntimeError):
+            pass
+        finally:
+            sender.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await sender
+
+    @app.websocket("/feed/{table_id}")
+    async def feed(websocket: WebSocket, table_id: str) -> None:
+        found = desk.tables.get(table_id)
+        if found is None:
+            await websocket.close(code=4404)
+            return
+        await stream(websocket, found.overlay)
+
+    @app.websocket("/preview/{table_id}/ws")
+    async def preview_ws(websocket: WebSocket, table_id: str) -> None:
+        found = desk.tables.get(table_id)
+        if found is None:
+            await websocket.close(code=4404)
+            return
+        await stream(websocket, found.preview)
+
+    @app.get("/feed/{table_id}.json")
+    async def feed_latest(table_id: str) -> Response:
+        """The latest delayed frame over plain HTTP (graphics systems that poll)."""
+        text = table(table_id).overlay.text or "{}"
+        return Response(text, media_type="application/json", headers={"Cache-Control": "no-store"})
+
+    @app.get("/api/status")
+    async def status() -> dict[str, Any]:
+        return {
+            "tables": {
+                t.spec.id: {
+                    "prefix": t.spec.prefix,
+                    "delay": t.line.in_force,
+                    "delay_configured": t.line.configured,
+                    "received": t.received,
+                    "held": len(t.line),
+                    "overlay_followers": t.overlay.followers,
+                    "preview_followers": t.preview.followers,
+                }
+                for t in desk.tables.values()
+            },
+            "broker_connected": connected(),
+            "equities_computed": desk.worker.computed,
+            "bad_messages": desk.bad_messages,
+        }
+
+    @app.post("/api/delay")
+    async def set_delay(request: Request) -> JSONResponse:
+        if control_token is None:
+            raise HTTPException(
+                status_code=403, detail="no control token configured ([tv] control_token_file)"
+            )
+        given = request.headers.get("authorization", "")
+        if not hmac.compare_digest(given.encode(), f"Bearer {control_token}".encode()):
+            raise HTTPException(status_code=401, detail="a valid bearer token is required")
+        try:
+            body = await request.json()
+        except ValueError:
+            raise HTTPException(status_code=400, detail="the body must be JSON") from None
+        if not isinstance(body, dict) or set(body) != {"seconds"}:
+            raise HTTPException(status_code=400, detail='the body must be {"seconds": D}')
+        try:
+            desk.set_delay(body["seconds"])
+        except DelayError as exc:
+            raise HTTPException(status_code=400, detail=str(exc)) from None
+        return JSONResponse(
+            {
+                t.spec.id: {"configured": t.line.configured, "in_force": t.line.in_force}
+                for t in desk.tables.values()
+            }
+        )
+
+    return app
