@@ -20,8 +20,8 @@ from controller.errors import TableError
 from controller.trace import Badge, Event, load_trace
 
 if TYPE_CHECKING:
-    from controller.watch import WatchIdentity
     from broadcast.sim import SimTv
+    from controller.watch import WatchIdentity
 
 DEFAULT_SIM_CONFIG = Path("examples/sim-table.toml")
 
