@@ -177,7 +177,7 @@ class SimTable:
             broker=broker.broker_config(username, prefix=PREFIX, client_id="tablectl-t01"),
         )
         self.daemon.start()
-        assert self.daemon.readers[0].wait_synced(10.0)
+        assert self.daemon.devices.readers[0].wait_synced(10.0)
 
     def play(self, events: list[Event], speed: float = 4.0) -> None:
         """Deal the trace on the simulated hardware, in (scaled) real time."""

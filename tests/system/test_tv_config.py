@@ -42,11 +42,12 @@ def test_the_example_file_loads(tmp_path: Path) -> None:
     (tmp_path / "mosquitto" / "certs").mkdir(parents=True)
     (tmp_path / "mosquitto" / "certs" / "ca.crt").write_text("not read here\n")
     (tmp_path / "tv-credentials.toml").write_text('username = "tv"\npassword = "tv-secret"\n')
+    (tmp_path / "tv-credentials.toml").chmod(0o600)
     config = load_tv_config(write(tmp_path, EXAMPLE.read_text()))
     assert config.delay == 30.0 and config.port == 8088 and config.true_outs is True
     assert config.broker.tls and config.broker.username == "tv"
     assert [(t.id, t.prefix, t.label) for t in config.tables] == [
-        ("t01", "poker/main/t01", "Feature table")
+        ("t01", "poker/sim/t01", "Feature table")
     ]
 
 
@@ -128,6 +129,7 @@ def test_tablectl_tv_serves_the_pages_as_tv_over_tls(
 ) -> None:
     assert mosquitto_room.tls is not None
     (tmp_path / "cred.toml").write_text('username = "tv"\npassword = "tv-secret"\n')
+    (tmp_path / "cred.toml").chmod(0o600)
     port = free_port()
     path = write(
         tmp_path,
