@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from controller import __version__, sdnotify
-from controller.commands import CommandError, command_label, parse_room_command
+from controller.commands import CommandError, command_label, parse_resend, parse_room_command
 from controller.config import BrokerConfig, Config, ReaderConfig
 from controller.delivery import AckedMark, Redelivery, acked_path
 from controller.engine import Engine
@@ -26,6 +26,7 @@ from controller.journal import InputJournal, SegmentedJournal, open_journal
 from controller.messages import ALERTS, REPLIES, STATE, Message
 from controller.publisher import Publisher
 from controller.replay import Step, build_engine, flag_last, journal_steps
+from controller.resend import RESEND, ResendRequest, answer_resend
 from controller.staff import load_staff
 from controller.trace import Command, Device, Event, TagIn, TagOut, Tick
 
@@ -57,7 +58,7 @@ MAX_BATCH = 64
 class FromRoom:
     """A room command as it came from the broker, with its PUBACK for after the commit."""
 
-    item: Command | RefusedCommand
+    item: Command | RefusedCommand | ResendRequest
     ack: Callable[[], None]
 
 
@@ -70,7 +71,7 @@ class RefusedCommand:
     error: str
 
 
-Item = Event | DeviceAlert | RefusedCommand | FromRoom
+Item = Event | DeviceAlert | RefusedCommand | ResendRequest | FromRoom
 """What the loop takes from the queue (None there asks it to stop)."""
 
 
@@ -184,9 +185,12 @@ class Daemon:
         `command_malformed` alert (controller/commands.py says what is malformed). `ack`
         (the broker's PUBACK) is called once the command or its refusal is journaled.
         """
-        item: Command | RefusedCommand
+        item: Command | RefusedCommand | ResendRequest
         try:
-            item = parse_room_command(name, payload, t=self.now(), next_id=self.next_request_id)
+            if name == RESEND:  # answered from the journal by the loop (controller/resend.py)
+                item = parse_resend(payload)
+            else:
+                item = parse_room_command(name, payload, t=self.now(), next_id=self.next_request_id)
         except CommandError as exc:
             item = RefusedCommand(command_label(name), exc.request_id, str(exc))
         except Exception as exc:  # never let a payload take the MQTT thread down
@@ -632,6 +636,9 @@ class Daemon:
         if isinstance(item, FromRoom):
             effects.append(item.ack)  # the broker forgets it once it is in the journal
             item = item.item
+        if isinstance(item, ResendRequest):  # events again as journaled; the reply journaled
+            answer = answer_resend(item, self.config, t=self.now(), last_seq=self.engine.seq)
+            return [*answer.events, *self._record("daemon", [answer.reply])]
         if isinstance(item, DeviceAlert):
             message = self._alert_message(item.kind, item.message, item.details, item.severity)
             effects.append(functools.partial(self._fault_lamp, item))
