@@ -217,6 +217,24 @@ def cmd_sim(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_export_phh(args: argparse.Namespace) -> int:
+    """`tablectl export-phh TRACE_OR_JOURNAL --config FILE --out DIR`: PHH hand histories."""
+    from controller.export_phh import export_phh
+
+    result = export_phh(_config(args.config), args.trace, args.out)
+    for hand in result.skipped:
+        print(f"export-phh: hand {hand.hand} not written: {hand.problem}", file=sys.stderr)
+    print(f"export-phh: {len(result.written)} hand(s) written to {args.out}")
+    return 0
+
+
+def cmd_room(args: argparse.Namespace) -> int:
+    """`tablectl room ...`: the room server and its tools (room/cli.py parses the rest)."""
+    from room.cli import main as room_main
+
+    return room_main(args.rest)
+
+
 def cmd_register_deck(args: argparse.Namespace) -> int:
     """`tablectl register-deck`: read 52 cards one by one on the registration antenna."""
     from controller.register_deck import register_deck
@@ -262,6 +280,19 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--config", type=Path, required=True)
     p.add_argument("--profile", default=None)
     p.set_defaults(func=cmd_replay)
+
+    p = sub.add_parser("export-phh", help="PHH hand histories of a journal or trace")
+    p.add_argument("trace", type=Path, help="a trace or journal file, or a journal directory")
+    p.add_argument("--config", type=Path, required=True)
+    p.add_argument("--out", type=Path, default=Path("."), help="directory for the .phh files")
+    p.set_defaults(func=cmd_export_phh)
+
+    # `tablectl room --config FILE`, `tablectl room export --phh DIR ...`: parsed by room/cli.py
+    p = sub.add_parser(  # every argument, options included, goes to room/cli.py
+        "room", help="the room server (docs/room.md)", add_help=False, prefix_chars="\x00"
+    )
+    p.add_argument("rest", nargs=argparse.REMAINDER)
+    p.set_defaults(func=cmd_room)
 
     p = sub.add_parser("register-deck", help="register a deck's 52 tags, one card at a time")
     p.add_argument("--config", type=Path, required=True)

@@ -23,6 +23,7 @@ rule 35-C: the betting restarts from the blinds and antes).
 
 from __future__ import annotations
 
+import datetime
 import json
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -46,6 +47,7 @@ class HandMessages:
     events: list[dict[str, Any]]
     holecards: dict[int, list[str]] = field(default_factory=dict)  # seat -> cards (table only)
     players: dict[int, str] = field(default_factory=dict)  # seat -> name (from `state`)
+    started_at: float | None = None  # unix time of hand_started, when known
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,6 +63,15 @@ class PhhHand:
     seats: tuple[int, ...] = ()
     finishing_stacks: tuple[int, ...] = ()
     dealing_errors: tuple[str, ...] = ()
+    put_in: int = 0  # chips the seats put in (antes, blinds, bets)
+    awarded: int = 0  # chips paid out in pots
+    returned: int = 0  # uncalled bets and bets returned (fouled deck) given back
+
+    @property
+    def rake(self) -> int:
+        """Chips that went in and did not come back out: the house's take (0 while the
+        engine takes no rake)."""
+        return max(0, self.put_in - self.awarded - self.returned)
 
     @property
     def filename(self) -> str:
@@ -68,8 +79,12 @@ class PhhHand:
         return f"{self.table}-{self.hand:06d}.phh"
 
 
-def split_hands(messages: Iterable[tuple[str, dict[str, Any]]]) -> Iterator[HandMessages]:
+def split_hands(
+    messages: Iterable[tuple[str, dict[str, Any]]], *, epoch: float | None = None
+) -> Iterator[HandMessages]:
     """The completed hands in a stream of (topic suffix, payload) messages of one table.
+
+    `epoch` is the unix time of trace time 0 (a journal's header), to date the hands.
 
     `events` (de-duplicated by `seq`), `holecards` (the last cards read for each seat since
     the last deal began: a misdeal starts a new deal) and `state` (player names) are used;
@@ -91,9 +106,10 @@ def split_hands(messages: Iterable[tuple[str, dict[str, Any]]]) -> Iterator[Hand
             continue
         if topic == "holecards":
             cards = payload.get("cards")
-            if current and payload.get("hand") == current[0].get("hand") and isinstance(cards, list):
-                if len(cards) >= len(hole.get(int(payload["seat"]), [])) or len(cards) == 2:
-                    hole[int(payload["seat"])] = [str(c) for c in cards]
+            same = bool(current) and payload.get("hand") == current[0].get("hand")
+            # the last read with the most cards (a card leaving for the muck keeps the hand)
+            if same and isinstance(cards, list) and len(cards) >= len(hole.get(seat(payload), [])):
+                hole[seat(payload)] = [str(c) for c in cards]
             continue
         if topic != "events":
             continue
@@ -112,8 +128,15 @@ def split_hands(messages: Iterable[tuple[str, dict[str, Any]]]) -> Iterator[Hand
         if kind == "misdeal":
             hole = {}  # the re-deal: the cards read from now on are the hand's
         elif kind == "hand_completed":
-            yield HandMessages(table, int(current[0]["hand"]), current, dict(hole), players)
+            started = None if epoch is None else epoch + float(current[0].get("t", 0.0))
+            number = int(current[0]["hand"])
+            yield HandMessages(table, number, current, dict(hole), players, started)
             current, hole = [], {}
+
+
+def seat(payload: dict[str, Any]) -> int:
+    """The seat number of a `holecards` payload."""
+    return int(payload["seat"])
 
 
 def _order(button: int, seats: Sequence[int]) -> list[int]:
@@ -128,6 +151,8 @@ def _toml(value: Any) -> str:
         return str(value)
     if isinstance(value, str):
         return json.dumps(value, ensure_ascii=False)  # a valid TOML basic string
+    if isinstance(value, datetime.time):
+        return value.isoformat()  # a TOML local time
     if isinstance(value, list | tuple):
         return "[" + ", ".join(_toml(v) for v in value) + "]"
     raise TypeError(f"no TOML form for {value!r}")
@@ -327,7 +352,8 @@ class _Builder:
                 text = f"premature card (rule {e.get('rule')}): {e.get('street')} {cards}"
                 self._note(e, text, error=True)
             elif kind == "burn_drawn":
-                self._note(e, f"burn card drawn (rule RP-14): {e.get('card')}, floor {_staff(e.get('floor'))}")
+                floor = _staff(e.get("floor"))
+                self._note(e, f"burn card drawn (rule RP-14): {e.get('card')}, floor {floor}")
             elif kind == "floor_ruling":
                 self._note(e, f"floor ruling (rule 1) by {_staff(e.get('floor'))}", ruling=True)
             elif kind == "procedure_violation":
@@ -335,6 +361,9 @@ class _Builder:
                 self._note(e, text, error=True)
             elif kind == "uncalled_bet_returned":
                 returned[int(e["seat"])] = returned.get(int(e["seat"]), 0) + int(e["amount"])
+            elif kind == "bets_returned":
+                for key, chips in (e.get("refunds") or {}).items():
+                    returned[int(key)] = returned.get(int(key), 0) + int(chips)
             elif kind == "pot_awarded":
                 for key, share in (e.get("shares") or {}).items():
                     wins[int(key)] = wins.get(int(key), 0) + int(share)
@@ -352,16 +381,26 @@ class _Builder:
         if e.get("type") != "misdeal":
             self.actions.append(_comment(text))
 
-    def _file(self, final: dict[int, int], wins: dict[int, int], returned: dict[int, int]) -> PhhHand:
+    def _file(
+        self, final: dict[int, int], wins: dict[int, int], returned: dict[int, int]
+    ) -> PhhHand:
         hand = self.hand
         first, last = int(hand.events[0]["seq"]), int(hand.events[-1]["seq"])
-        base = {"table": hand.table, "hand": hand.hand, "first_seq": first, "last_seq": last}
+        put_in = {s: self.contrib_ante[s] + sum(t[s] for t in self.totals) for s in self.order}
+        base: dict[str, Any] = {
+            "table": hand.table,
+            "hand": hand.hand,
+            "first_seq": first,
+            "last_seq": last,
+            "put_in": sum(put_in.values()),
+            "awarded": sum(wins.values()),
+            "returned": sum(returned.values()),
+        }
         if self.problem is None and any(seat not in final for seat in self.order):
             self.problem = "hand_completed does not give every dealt-in seat's stack"
-        starting: list[int] = []
-        for seat in self.order:
-            put_in = self.contrib_ante[seat] + sum(t[seat] for t in self.totals)
-            starting.append(final.get(seat, 0) + put_in - wins[seat] - returned[seat])
+        starting = [
+            final.get(seat, 0) + put_in[seat] - wins[seat] - returned[seat] for seat in self.order
+        ]
         if self.problem is None and any(s <= 0 for s in starting):
             self.problem = "a starting stack works out at zero or less"
         if self.problem is not None:
@@ -390,6 +429,10 @@ class _Builder:
         if hand.players and all(seat in hand.players for seat in self.order):
             fields.append(("players", [hand.players[s] for s in self.order]))
         finishing = [final[s] for s in self.order]
+        if hand.started_at is not None:
+            when = datetime.datetime.fromtimestamp(hand.started_at, datetime.UTC)
+            fields += [("day", when.day), ("month", when.month), ("year", when.year)]
+            fields += [("time", when.time().replace(microsecond=0)), ("time_zone", "UTC")]
         fields += [
             ("finishing_stacks", finishing),
             ("winnings", [wins[s] for s in self.order]),
