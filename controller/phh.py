@@ -463,6 +463,4 @@ def build_phh(hand: HandMessages) -> PhhHand:
     except (KeyError, TypeError, ValueError) as exc:
         first = int(hand.events[0].get("seq", 0))
         last = int(hand.events[-1].get("seq", 0))
-        return PhhHand(
-            hand.table, hand.hand, first, last, None, f"events not understood: {exc!r}"
-        )
+        return PhhHand(hand.table, hand.hand, first, last, None, f"events not understood: {exc!r}")

@@ -242,7 +242,7 @@ def _stats(path: Path, data: dict[str, Any]) -> StatsConfig:
             raise s.error(f"shifts.{name}", f"{start!r} is not a time of day (HH:MM)") from None
         shifts.append(Shift(name, when))
     if not shifts:
-        raise s.error("shifts", "give at least one shift, e.g. day = \"10:00\"")
+        raise s.error("shifts", 'give at least one shift, e.g. day = "10:00"')
     starts = [sh.start for sh in shifts]
     if len(set(starts)) != len(starts):
         raise s.error("shifts", "two shifts start at the same time")

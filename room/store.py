@@ -257,7 +257,10 @@ class Store:
                         "INSERT INTO rejected (room, topic, received_at, reason, payload_b64) "
                         "VALUES (?, ?, ?, ?, ?)"
                     ),
-                    [(self.room, r.topic, r.received_at, r.reason, r.payload_b64) for r in batch.rejected],
+                    [
+                        (self.room, r.topic, r.received_at, r.reason, r.payload_b64)
+                        for r in batch.rejected
+                    ],
                 )
             self._touch_tables(cur, batch)
         return result
@@ -299,7 +302,17 @@ class Store:
                     "payload) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING"
                 ),
                 [
-                    (self.room, r.table, r.seq, r.hand, r.type, r.t, r.received_at, r.digest, r.payload)
+                    (
+                        self.room,
+                        r.table,
+                        r.seq,
+                        r.hand,
+                        r.type,
+                        r.t,
+                        r.received_at,
+                        r.digest,
+                        r.payload,
+                    )
                     for r in fresh
                 ],
             )
@@ -313,7 +326,10 @@ class Store:
                 "INSERT INTO messages (room, table_id, topic, digest, received_at, payload) "
                 "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING"
             ),
-            [(self.room, m.table, m.topic, m.digest, m.received_at, m.payload) for m in unique.values()],
+            [
+                (self.room, m.table, m.topic, m.digest, m.received_at, m.payload)
+                for m in unique.values()
+            ],
         )
         result.new_messages += len(unique)
 
@@ -352,7 +368,8 @@ class Store:
                 state = json.loads(status.payload).get("state")
                 cur.execute(
                     self._sql(
-                        "UPDATE tables SET status = ?, status_at = ? WHERE room = ? AND table_id = ?"
+                        "UPDATE tables SET status = ?, status_at = ? "
+                        "WHERE room = ? AND table_id = ?"
                     ),
                     (str(state), status.received_at, self.room, table),
                 )
@@ -360,8 +377,8 @@ class Store:
             if snap is not None:
                 cur.execute(
                     self._sql(
-                        "UPDATE tables SET state = ?, state_seq = ? WHERE room = ? AND table_id = ? "
-                        "AND (state_seq IS NULL OR state_seq <= ?)"
+                        "UPDATE tables SET state = ?, state_seq = ? WHERE room = ? "
+                        "AND table_id = ? AND (state_seq IS NULL OR state_seq <= ?)"
                     ),
                     (snap.payload, snap.seq, self.room, table, snap.seq or 0),
                 )
@@ -570,9 +587,7 @@ class Store:
     def gaps(self, table: str | None = None) -> list[dict[str, Any]]:
         """Every hole recorded, newest first."""
         if table is None:
-            return self.query(
-                "SELECT * FROM gaps WHERE room = ? ORDER BY id DESC", (self.room,)
-            )
+            return self.query("SELECT * FROM gaps WHERE room = ? ORDER BY id DESC", (self.room,))
         return self.query(
             "SELECT * FROM gaps WHERE room = ? AND table_id = ? ORDER BY id DESC",
             (self.room, table),

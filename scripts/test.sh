@@ -3,6 +3,6 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
-.venv/bin/ruff check controller drivers firmware_sim tests bench
+.venv/bin/ruff check controller drivers firmware_sim room tests bench
 .venv/bin/mypy
 exec .venv/bin/python -m pytest -q "$@"

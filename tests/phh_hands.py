@@ -20,8 +20,8 @@ from controller.messages import Message
 from controller.trace import Event
 from firmware_sim.dealer import TableDealer
 from tests.oracle import (
-    LEVELS,
     AUTOMATIONS,
+    LEVELS,
     Chooser,
     OracleAction,
     OracleHand,
@@ -91,7 +91,9 @@ class PhhCase:
     trace: list[Event]
 
 
-def _state(n: int, blinds: tuple[int, ...], ante: int, bb_ante: bool, stacks: Sequence[int]) -> State:
+def _state(
+    n: int, blinds: tuple[int, ...], ante: int, bb_ante: bool, stacks: Sequence[int]
+) -> State:
     from pokerkit import NoLimitTexasHoldem
 
     antes: dict[int, int] | int = {1: ante} if bb_ante else ante

@@ -103,9 +103,7 @@ def test_resend_reads_closed_gzip_segments_and_says_what_retention_deleted(
     config = _config(tmp_path, segments=True)
     daemon = _offline_daemon(config)
     script = demo_script(config, 4, 11)
-    hand_starts = [
-        i for i, e in enumerate(script) if getattr(e, "name", None) == "shuffler"
-    ]
+    hand_starts = [i for i, e in enumerate(script) if getattr(e, "name", None) == "shuffler"]
     published: dict[int, bytes] = {}
     bounds = [*hand_starts[1:], len(script)]
     start = 0
