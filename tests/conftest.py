@@ -1,4 +1,4 @@
-"""Shared pytest fixtures: private mosquitto brokers (plain, password + ACL, TLS)."""
+"""Shared pytest fixtures: private mosquitto brokers (plain, password + ACL, TLS), PostgreSQL."""
 
 from __future__ import annotations
 
@@ -21,6 +21,7 @@ from tests.broker import (
     make_room_passwd,
     make_tls_files,
 )
+from tests.postgres import PostgresServer
 
 
 @pytest.fixture(scope="session")
@@ -66,3 +67,19 @@ def mosquitto_room(tmp_path: Path, room_certs: TlsFiles) -> Iterator[Mosquitto]:
     passwd = make_room_passwd(workdir / "passwd", USERS)
     with Mosquitto(workdir, password_file=passwd, acl_file=EXAMPLE_ACL, tls=room_certs) as broker:
         yield broker
+
+
+@pytest.fixture(scope="session")
+def postgres() -> Iterator[PostgresServer]:
+    """A private PostgreSQL server for the session (initdb + pg_ctl in a temp directory)."""
+    with PostgresServer() as server:
+        yield server
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    """A fresh room database: a SQLite file, then a new database on the private PostgreSQL."""
+    if request.param == "sqlite":
+        return f"sqlite:///{tmp_path / 'room.db'}"
+    server: PostgresServer = request.getfixturevalue("postgres")
+    return server.create_database()
