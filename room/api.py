@@ -113,7 +113,6 @@ def tables(ctx: Ctx) -> list[dict[str, Any]]:
                 "first_seen": row["first_seen"],
                 "last_seen": row["last_seen"],
                 "max_seq": row["max_seq"],
-                "events": row["events"],
                 "open_gaps": row["open_gaps"],
                 "state": state,
             }

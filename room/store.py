@@ -493,9 +493,8 @@ class Store:
     def tables(self) -> list[dict[str, Any]]:
         """Every table of the room, with its latest status and state."""
         return self.query(
-            "SELECT t.table_id, t.first_seen, t.last_seen, t.epoch, t.status, t.status_at, t.state, "
-            "t.max_seq, (SELECT COUNT(*) FROM events e WHERE e.room = t.room AND "
-            "e.table_id = t.table_id) AS events, (SELECT COUNT(*) FROM gaps g WHERE "
+            "SELECT t.table_id, t.first_seen, t.last_seen, t.epoch, t.status, t.status_at, "
+            "t.state, t.max_seq, (SELECT COUNT(*) FROM gaps g WHERE "
             "g.room = t.room AND g.table_id = t.table_id AND g.status IN ('open', 'asked')) "
             "AS open_gaps FROM tables t WHERE t.room = ? ORDER BY t.table_id",
             (self.room,),

@@ -35,9 +35,8 @@ def _event(table: str, payload: dict[str, Any], received_at: float = 1000.0) -> 
 
 def _message(table: str, topic: str, payload: dict[str, Any]) -> MessageRow:
     text = json.dumps(payload, separators=(",", ":"))
-    return MessageRow(
-        table, topic, hashlib.sha256(text.encode()).hexdigest()[:32], 1000.0, text, payload.get("seq")
-    )
+    digest = hashlib.sha256(text.encode()).hexdigest()[:32]
+    return MessageRow(table, topic, digest, 1000.0, text, payload.get("seq"))
 
 
 def _demo_messages(hands: int = 2) -> list[tuple[str, dict[str, Any]]]:
@@ -106,7 +105,8 @@ def test_rooms_share_a_database_without_mixing(database_url: str) -> None:
 
 
 def test_holes_are_found_from_the_rows(store: Store) -> None:
-    rows = [_event("t01", {"type": "x", "seq": s, "hand": None, "t": 1.0}) for s in (3, 4, 7, 8, 12)]
+    seqs = (3, 4, 7, 8, 12)
+    rows = [_event("t01", {"type": "x", "seq": s, "hand": None, "t": 1.0}) for s in seqs]
     rows.append(_event("t02", {"type": "x", "seq": 1, "hand": None, "t": 1.0}))
     store.write(Batch(events=rows))
     assert store.holes() == {"t01": (12, [(1, 2), (5, 6), (9, 11)]), "t02": (1, [])}
