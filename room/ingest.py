@@ -359,8 +359,6 @@ class Ingest:
             summarize(self.store, table, hand)
 
     def _healed(self, hole: Hole, now: float) -> None:
-        if hole.gap_id is not None:
-            self.store.update_gap(hole.gap_id, status="healed", closed_at=now)
         if hole.asked_at is not None:
             self.store.add_room_alert(
                 hole.table,
@@ -368,6 +366,8 @@ class Ingest:
                 "info",
                 f"table {hole.table}: events {hole.first}..{hole.last} received again (resend)",
             )
+        if hole.gap_id is not None:
+            self.store.update_gap(hole.gap_id, status="healed", closed_at=now)
 
     def _reply(self, table: str, payload: dict[str, Any], now: float) -> None:
         rid = payload.get("id")
@@ -376,25 +376,18 @@ class Ingest:
         if rid.startswith(HEAL_PREFIX) and payload.get("command") == "resend":
             for pair in payload.get("missing") or []:
                 first, last = int(pair[0]), int(pair[1])
-                for hole in self.tracker.lost(table, first, last):
-                    if hole.gap_id is not None:
-                        self.store.update_gap(
-                            hole.gap_id,
-                            status="lost",
-                            closed_at=now,
-                            reason=str(payload.get("error")),
-                        )
+                why = str(payload.get("error"))
+                gap_id = self.store.open_gap(table, first, last)  # exactly what is gone
+                self.store.update_gap(gap_id, status="lost", closed_at=now, reason=why)
                 self.store.add_room_alert(
                     table,
                     "events_lost",
                     "critical",
-                    f"table {table}: events {first}..{last} are lost for good: "
-                    f"{payload.get('error')}",
+                    f"table {table}: events {first}..{last} are lost for good: {why}",
                 )
-                gap_id = self.store.open_gap(table, first, last)
-                self.store.update_gap(
-                    gap_id, status="lost", closed_at=now, reason=str(payload.get("error"))
-                )
+                for hole in self.tracker.lost(table, first, last):
+                    if hole.gap_id is not None:  # closed: what was not lost was healed
+                        self.store.update_gap(hole.gap_id, status="closed", closed_at=now)
         with self._waiters_lock:
             waiter = self._waiters.get(f"{table}/{rid}")
         if waiter is not None:
