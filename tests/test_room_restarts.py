@@ -98,16 +98,19 @@ class Scene:
         try:
             ok = poll(lambda: len(_rows(store)) >= final, 90)
             rows = _rows(store)
-            assert ok, f"room has {len(rows)} of {final} events: {self.room.log.read_text()[-2000:]}"
+            log = self.room.log.read_text()[-2000:]
+            assert ok, f"room has {len(rows)} of {final} events: {log}"
             assert sorted(rows) == list(range(1, final + 1)), "every seq once, none missing"
             assert [without_t(json.loads(rows[s])) for s in sorted(rows)] == [
                 without_t(e) for e in self.expect.events
             ], "the same events as an uninterrupted run"
             assert rows == _published(self.rig), "the very bytes the table published"
             assert store.event_counts() == {"rows": final, "distinct": final}
-            hands = store.hands("t09")
-            assert poll(lambda: sum(h["completed_t"] is not None for h in store.hands("t09")) == HANDS, 30)
-            return {"gaps": store.gaps(), "hands": hands}
+            def completed() -> int:
+                return sum(h["completed_t"] is not None for h in store.hands("t09"))
+
+            assert poll(lambda: completed() == HANDS, 30)
+            return {"gaps": store.gaps(), "hands": store.hands("t09")}
         finally:
             store.close()
 
