@@ -193,7 +193,15 @@ def cmd_sim(args: argparse.Namespace) -> int:
     stop = threading.Event()
     _wait_for_signal(stop)
     watcher: _Watcher | None = None
+    room = None
     try:
+        if args.room:  # the room server on the same broker (room/sim.py)
+            from room.sim import start_sim_room
+
+            workdir = Path(tempfile.mkdtemp(prefix="tablectl-sim-room-"))
+            host = broker.host or "127.0.0.1"
+            room = start_sim_room(config.table.room, host, broker.port, workdir)
+            print(f"room server: {room.url} (API docs: {room.url}docs)", flush=True)
         daemon.start()
         if not args.quiet:
             watcher = _Watcher(broker.host or "127.0.0.1", broker.port, broker.prefix)
@@ -208,10 +216,14 @@ def cmd_sim(args: argparse.Namespace) -> int:
             f"last seq {daemon.engine.seq}",
             flush=True,
         )
+        if room is not None:
+            print(room.summary(daemon.engine.seq), flush=True)
     finally:
         if watcher is not None:
             watcher.stop()
         daemon.stop()
+        if room is not None:
+            room.stop()
         if local is not None:
             local.stop()
     return 0
@@ -271,6 +283,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--broker-port", type=int, default=None)
     p.add_argument("--keep-journal", action="store_true", help="use the configured journal")
     p.add_argument("--quiet", action="store_true", help="do not print the published messages")
+    p.add_argument(
+        "--room",
+        action=argparse.BooleanOptionalAction,
+        default=False,
+        help="also run the room server on the local broker and print its URL",
+    )
     p.set_defaults(func=cmd_sim)
 
     p = sub.add_parser("replay", help="feed a trace through the engine, print every message")

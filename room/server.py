@@ -70,6 +70,21 @@ class RoomServer:
         if not self._server.started:
             raise RuntimeError("the room server's HTTP side did not start")
 
+    def summary(self, last_seq: int, wait: float = 10.0) -> str:
+        """One line for the simulator: what the room stored (after waiting for `last_seq`)."""
+        deadline = time.monotonic() + wait
+        while time.monotonic() < deadline:
+            if max((int(t["max_seq"]) for t in self.store.tables()), default=0) >= last_seq:
+                break
+            time.sleep(0.1)
+        counts = self.store.event_counts()
+        hands = [h for h in self.store.hands(None, 1000) if h["completed_t"] is not None]
+        line = f"room: {counts['rows']} events stored, {len(hands)} hands completed"
+        if hands:
+            line += f"; a hand history: {self.url}api/hands/{hands[0]['table_id']}."
+            line += f"{hands[0]['hand']}.phh"
+        return line
+
     def stop(self) -> None:
         """Stop serving and ingesting (thread mode)."""
         self._server.should_exit = True
