@@ -160,3 +160,28 @@ def test_the_room_identity_never_sees_a_hole_card(room: Room, mosquitto_tls: Mos
                     assert all(card not in row["payload"] for row in everything)
     finally:
         tv.close()
+
+
+def test_room_export_writes_every_completed_hand(room: Room, tmp_path: Path) -> None:
+    import subprocess
+
+    from tests.table_rig import tablectl
+
+    for event in demo_script(room.daemon.config, 2, 8):
+        room.daemon.submit(event)
+    _wait_hands(room, 2)
+    out = tmp_path / "export"
+    config = room.server.config.path
+    done = subprocess.run(
+        [*tablectl(), "room", "export", "--phh", str(out), "--config", str(config)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    assert sorted(p.name for p in out.glob("*.phh")) == ["t01-000001.phh", "t01-000002.phh"]
+    for path in out.glob("*.phh"):
+        history = HandHistory.loads(path.read_text())
+        assert history.table == "t01" and history.seats is not None
+        assert list(list(history)[-1].stacks) == history.finishing_stacks
+    assert "2 hand(s) written" in done.stdout
