@@ -90,6 +90,11 @@ class WriteResult:
     new_messages: int = 0
 
 
+def _event_values(r: EventRow) -> tuple[Any, ...]:
+    """An event's column values after the room (table_id ... payload)."""
+    return (r.table, r.seq, r.hand, r.type, r.t, r.received_at, r.digest, r.payload)
+
+
 def _rows(cursor: Any) -> list[dict[str, Any]]:
     names = [d[0] for d in cursor.description or ()]
     return [dict(zip(names, row, strict=True)) for row in cursor.fetchall()]
@@ -276,6 +281,9 @@ class Store:
                 result.duplicates += 1
             else:
                 result.conflicts.append(row)
+        if self.postgres:
+            self._insert_events_pg(cur, by_table, result)
+            return
         fresh: list[EventRow] = []
         for table, rows in by_table.items():
             low, high = min(rows), max(rows)
@@ -301,21 +309,43 @@ class Store:
                     "INSERT INTO events (room, table_id, seq, hand, type, t, received_at, digest, "
                     "payload) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING"
                 ),
-                [
-                    (
-                        self.room,
-                        r.table,
-                        r.seq,
-                        r.hand,
-                        r.type,
-                        r.t,
-                        r.received_at,
-                        r.digest,
-                        r.payload,
-                    )
-                    for r in fresh
-                ],
+                [(self.room, *_event_values(r)) for r in fresh],
             )
+
+    def _insert_events_pg(
+        self, cur: Any, by_table: dict[str, dict[int, EventRow]], result: WriteResult
+    ) -> None:
+        """PostgreSQL: the whole batch in one statement (arrays, unnest), the rows it did
+        not insert (already there) looked up in one more: two round trips a batch."""
+        rows = [row for seqs in by_table.values() for row in seqs.values()]
+        if not rows:
+            return
+        columns = list(zip(*(_event_values(r) for r in rows), strict=True))
+        cur.execute(
+            "INSERT INTO events (room, table_id, seq, hand, type, t, received_at, digest, "
+            "payload) SELECT %s, * FROM unnest(%s::text[], %s::bigint[], %s::bigint[], "
+            "%s::text[], %s::float8[], %s::float8[], %s::text[], %s::text[]) "
+            "ON CONFLICT DO NOTHING RETURNING table_id, seq",
+            (self.room, *(list(c) for c in columns)),
+        )
+        inserted = {(str(t), int(s)) for t, s in cur.fetchall()}
+        existing = [r for r in rows if (r.table, r.seq) not in inserted]
+        for row in rows:
+            if (row.table, row.seq) in inserted:
+                result.new_events.setdefault(row.table, []).append(row)
+        if existing:
+            cur.execute(
+                "SELECT e.table_id, e.seq, e.digest FROM events e JOIN unnest(%s::text[], "
+                "%s::bigint[]) AS k(table_id, seq) ON e.table_id = k.table_id AND e.seq = k.seq "
+                "WHERE e.room = %s",
+                ([r.table for r in existing], [r.seq for r in existing], self.room),
+            )
+            stored = {(str(t), int(s)): d for t, s, d in cur.fetchall()}
+            for row in existing:
+                if stored.get((row.table, row.seq)) == row.digest:
+                    result.duplicates += 1
+                else:
+                    result.conflicts.append(row)
 
     def _write_messages(self, cur: Any, messages: list[MessageRow], result: WriteResult) -> None:
         if not messages:
@@ -349,8 +379,19 @@ class Store:
                 d["status"] = m
             elif m.topic == "state":
                 d["state"] = m
-        for table, d in info.items():
-            cur.execute(
+        upserts, statuses, states = [], [], []
+        for table, d in sorted(info.items()):  # one order: concurrent writers never deadlock
+            upserts.append((self.room, table, d["seen"], d["seen"], d["epoch"], d["max"]))
+            status = d.get("status")
+            if status is not None:
+                state = json.loads(status.payload).get("state")
+                statuses.append((str(state), status.received_at, self.room, table))
+            snap = d.get("state")
+            if snap is not None:
+                states.append((snap.payload, snap.seq, self.room, table, snap.seq or 0))
+        # executemany: one round trip for all (psycopg's pipeline), in-process for SQLite
+        if upserts:
+            cur.executemany(
                 self._sql(
                     "INSERT INTO tables (room, table_id, first_seen, last_seen, epoch, max_seq) "
                     "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (room, table_id) DO UPDATE SET "
@@ -361,27 +402,23 @@ class Store:
                     "max_seq = CASE WHEN excluded.max_seq > tables.max_seq "
                     "THEN excluded.max_seq ELSE tables.max_seq END"
                 ),
-                (self.room, table, d["seen"], d["seen"], d["epoch"], d["max"]),
+                upserts,
             )
-            status = d.get("status")
-            if status is not None:
-                state = json.loads(status.payload).get("state")
-                cur.execute(
-                    self._sql(
-                        "UPDATE tables SET status = ?, status_at = ? "
-                        "WHERE room = ? AND table_id = ?"
-                    ),
-                    (str(state), status.received_at, self.room, table),
-                )
-            snap = d.get("state")
-            if snap is not None:
-                cur.execute(
-                    self._sql(
-                        "UPDATE tables SET state = ?, state_seq = ? WHERE room = ? "
-                        "AND table_id = ? AND (state_seq IS NULL OR state_seq <= ?)"
-                    ),
-                    (snap.payload, snap.seq, self.room, table, snap.seq or 0),
-                )
+        if statuses:
+            cur.executemany(
+                self._sql(
+                    "UPDATE tables SET status = ?, status_at = ? WHERE room = ? AND table_id = ?"
+                ),
+                statuses,
+            )
+        if states:
+            cur.executemany(
+                self._sql(
+                    "UPDATE tables SET state = ?, state_seq = ? WHERE room = ? "
+                    "AND table_id = ? AND (state_seq IS NULL OR state_seq <= ?)"
+                ),
+                states,
+            )
 
     def put_hand(self, row: dict[str, Any]) -> None:
         """Insert or replace one hand's summary row (room/summary.py computes it)."""
