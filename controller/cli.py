@@ -218,7 +218,15 @@ def cmd_sim(args: argparse.Namespace) -> int:
     stop = threading.Event()
     _wait_for_signal(stop)
     watcher: _Watcher | None = None
+    room = None
     try:
+        if args.room:  # the room server on the same broker (room/sim.py)
+            from room.sim import start_sim_room
+
+            workdir = Path(tempfile.mkdtemp(prefix="tablectl-sim-room-"))
+            host = broker.host or "127.0.0.1"
+            room = start_sim_room(config.table.room, host, broker.port, workdir)
+            print(f"room server: {room.url} (API docs: {room.url}docs)", flush=True)
         daemon.start()
         if identity is not None:
             watcher = _Watcher(broker, identity)
@@ -233,12 +241,16 @@ def cmd_sim(args: argparse.Namespace) -> int:
             f"last seq {daemon.engine.seq}",
             flush=True,
         )
+        if room is not None:
+            print(room.summary(daemon.engine.seq), flush=True)
     finally:
         if watcher is not None:
             watcher.stop()
         if tv is not None:
             tv.finish()
         daemon.stop()
+        if room is not None:
+            room.stop()
         if local is not None:
             local.stop()
     return 0
@@ -263,6 +275,24 @@ def cmd_tv(args: argparse.Namespace) -> int:
     from broadcast.cli import run_tv
 
     return run_tv(args.config)
+
+
+def cmd_export_phh(args: argparse.Namespace) -> int:
+    """`tablectl export-phh TRACE_OR_JOURNAL --config FILE --out DIR`: PHH hand histories."""
+    from controller.export_phh import export_phh
+
+    result = export_phh(_config(args.config), args.trace, args.out)
+    for hand in result.skipped:
+        print(f"export-phh: hand {hand.hand} not written: {hand.problem}", file=sys.stderr)
+    print(f"export-phh: {len(result.written)} hand(s) written to {args.out}")
+    return 0
+
+
+def cmd_room(args: argparse.Namespace) -> int:
+    """`tablectl room ...`: the room server and its tools (room/cli.py parses the rest)."""
+    from room.cli import main as room_main
+
+    return room_main(args.rest)
 
 
 def cmd_register_deck(args: argparse.Namespace) -> int:
@@ -313,6 +343,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--no-tv", action="store_true", help="do not start the TV service")
     p.add_argument("--tv-port", type=int, default=None, help="TV pages port (default 8088)")
     p.add_argument("--tv-delay", type=float, default=None, help="TV secure delay (default 5 s)")
+        "--room",
+        action=argparse.BooleanOptionalAction,
+        default=False,
+        help="also run the room server on the local broker and print its URL",
+    )
     p.set_defaults(func=cmd_sim)
 
     p = sub.add_parser("tv", help="the TV production service: overlay pages, secure delay, feed")
@@ -326,6 +361,19 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--config", type=Path, required=True)
     p.add_argument("--profile", default=None)
     p.set_defaults(func=cmd_replay)
+
+    p = sub.add_parser("export-phh", help="PHH hand histories of a journal or trace")
+    p.add_argument("trace", type=Path, help="a trace or journal file, or a journal directory")
+    p.add_argument("--config", type=Path, required=True)
+    p.add_argument("--out", type=Path, default=Path("."), help="directory for the .phh files")
+    p.set_defaults(func=cmd_export_phh)
+
+    # `tablectl room --config FILE`, `tablectl room export --phh DIR ...`: parsed by room/cli.py
+    p = sub.add_parser(  # every argument, options included, goes to room/cli.py
+        "room", help="the room server (docs/room.md)", add_help=False, prefix_chars="\x00"
+    )
+    p.add_argument("rest", nargs=argparse.REMAINDER)
+    p.set_defaults(func=cmd_room)
 
     p = sub.add_parser("register-deck", help="register a deck's 52 tags, one card at a time")
     p.add_argument("--config", type=Path, required=True)

@@ -9,6 +9,7 @@ from collections.abc import Callable
 from typing import Any
 
 from controller.errors import TraceError
+from controller.resend import ResendRequest, check_resend
 from controller.text import is_unicode, text_problem
 from controller.trace import (
     _COMMAND_COMMON,
@@ -258,3 +259,27 @@ def parse_room_command(
     if request_id is None:  # only a valid command uses up an automatic id
         event = Command(t=event.t, name=event.name, args={**event.args, "id": next_id()})
     return event
+
+
+def parse_resend(payload: bytes) -> ResendRequest:
+    """The request in a payload received on `cmd/resend`; raise CommandError if malformed.
+
+    `resend` is answered by the daemon's shell from the journal (controller/resend.py), not
+    applied by the engine: it is not an input and is not journaled, only its reply is.
+    """
+    obj = _decode(payload)
+    if not isinstance(obj, dict):
+        raise CommandError(f"a command must be a JSON object, got {_json_kind(obj)}")
+    request_id = _request_id(obj)
+    if "id" in obj and request_id is None:
+        value = obj["id"]
+        raise CommandError(
+            f"field 'id' must be a printable string of 1..{MAX_ID} characters that is not "
+            f"a card name, got {_json_kind(value)} ({_shown(value)})"
+        )
+    _check_unicode(obj, request_id)
+    try:
+        return check_resend(obj, request_id)
+    except ValueError as exc:
+        raise CommandError(str(exc), request_id) from exc
+

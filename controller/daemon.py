@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from controller import __version__
-from controller.commands import CommandError, command_label, parse_room_command
+from controller.commands import CommandError, command_label, parse_resend, parse_room_command
 from controller.config import BrokerConfig, Config
 from controller.delivery import AckedMark
 from controller.devices import Devices
@@ -30,6 +30,7 @@ from controller.notices import Notices
 from controller.publisher import Publisher
 from controller.recovery import Resync, delivery_mark, recover
 from controller.replay import build_engine
+from controller.resend import RESEND, ResendRequest, answer_resend
 from controller.staff_sync import file_changes, roster, save
 from controller.supervision import Supervisor, status_text
 
@@ -54,7 +55,7 @@ MAX_BATCH = 64
 class FromRoom:
     """A room command as it came from the broker, with its PUBACK for after the commit."""
 
-    item: Command | RefusedCommand
+    item: Command | RefusedCommand | ResendRequest
     ack: Callable[[], None]
 
 
@@ -67,7 +68,7 @@ class RefusedCommand:
     error: str
 
 
-Item = Event | DeviceAlert | RefusedCommand | FromRoom
+Item = Event | DeviceAlert | RefusedCommand | ResendRequest | FromRoom
 """What the loop takes from the queue (None there asks it to stop)."""
 
 
@@ -158,9 +159,12 @@ class Daemon:
         `command_malformed` alert (controller/commands.py says what is malformed). `ack`
         (the broker's PUBACK) is called once the command or its refusal is journaled.
         """
-        item: Command | RefusedCommand
+        item: Command | RefusedCommand | ResendRequest
         try:
-            item = parse_room_command(name, payload, t=self.now(), next_id=self.next_request_id)
+            if name == RESEND:  # answered from the journal by the loop (controller/resend.py)
+                item = parse_resend(payload)
+            else:
+                item = parse_room_command(name, payload, t=self.now(), next_id=self.next_request_id)
         except CommandError as exc:
             item = RefusedCommand(command_label(name), exc.request_id, str(exc))
         except Exception as exc:  # never let a payload take the MQTT thread down
@@ -360,6 +364,9 @@ class Daemon:
         if isinstance(item, FromRoom):
             effects.append(item.ack)  # the broker forgets it once it is in the journal
             item = item.item
+        if isinstance(item, ResendRequest):  # events again as journaled; the reply journaled
+            answer = answer_resend(item, self.config, t=self.now(), last_seq=self.engine.seq)
+            return [*answer.events, *self._record("daemon", [answer.reply])]
         if isinstance(item, DeviceAlert):
             message = self.notices.alert(item.kind, item.message, item.details, item.severity)
             effects.append(functools.partial(self.devices.note_alert, item.kind, item.details))

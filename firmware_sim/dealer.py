@@ -61,6 +61,8 @@ class HandPlan:
     burns: list[str]  # three cards
     streets: list[list[Decision]]  # decisions preflop, flop, turn, river
     bb_ante: bool = False
+    straddle_seat: int | None = None  # a house straddle (campione), posted before the cards
+    straddle: int = 0
 
 
 class TableDealer:
@@ -140,6 +142,10 @@ class TableDealer:
             if owed:
                 stacks[seat] -= owed
                 self._push(seat, owed, zones)
+        if plan.straddle and plan.straddle_seat is not None:  # its own push, exactly the straddle
+            add = min(plan.straddle, stacks[plan.straddle_seat])
+            stacks[plan.straddle_seat] -= add
+            self._push(plan.straddle_seat, add, zones)
         posted = {s: sum(v for _c, v in zones.get(s, ())) for s in plan.dealt_in}
         ante_part = {s: 0 for s in plan.dealt_in}
         for s in plan.dealt_in:

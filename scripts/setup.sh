@@ -7,7 +7,8 @@ cd "$(dirname "$0")/.."
 APT_PACKAGES=(mosquitto mosquitto-clients openssl pcscd vsmartcard-vpcd libpcsclite-dev
               swig python3-venv python3-dev gcc
               systemd  # systemd-analyze: tests/unit/test_systemd.py checks the unit offline
-              chromium)  # the TV pages' browser tests (playwright drives it, nothing downloaded)
+              chromium  # the TV pages' browser tests (playwright drives it, nothing downloaded)
+              postgresql)  # the room server's tests start their own PostgreSQL (initdb, pg_ctl)
 missing=()
 for pkg in "${APT_PACKAGES[@]}"; do
     dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" \

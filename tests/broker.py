@@ -167,7 +167,9 @@ class Mosquitto:
         acl_file: Path | None = None,
         tls: TlsFiles | None = None,
         persistence: bool = False,
+        extra: str = "",
     ) -> None:
+        self.extra = extra  # more configuration lines (a bridge section ...), added last
         self.workdir = workdir
         self.workdir.mkdir(parents=True, exist_ok=True)
         self.host = "127.0.0.1"
@@ -208,6 +210,8 @@ class Mosquitto:
                 f"certfile {self.tls.cert_file}",
                 f"keyfile {self.tls.key_file}",
             ]
+        if self.extra:
+            lines.append(self.extra)
         return "\n".join(lines) + "\n"
 
     def start(self, timeout: float = 10.0) -> Mosquitto:

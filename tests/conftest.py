@@ -1,4 +1,5 @@
-"""Shared pytest fixtures (private mosquitto brokers: plain, ACL, TLS) and the test markers."""
+"""Shared pytest fixtures (private mosquitto brokers: plain, ACL, TLS; a private PostgreSQL)
+and the test markers."""
 
 from __future__ import annotations
 
@@ -23,6 +24,7 @@ from tests.broker import (
     make_room_pki,
     make_tls_files,
 )
+from tests.postgres import PostgresServer
 
 TESTS = Path(__file__).resolve().parent
 #: Each directory of tests and its marker (registered in pyproject.toml).
@@ -96,3 +98,19 @@ def room_pki(tmp_path_factory: pytest.TempPathFactory) -> RoomPki:
     """make-certs.sh's CA, server certificate and client certificates (CN = identity) for
     table-t01, table-t02, room and tv: the kit's mutual-TLS option."""
     return make_room_pki(tmp_path_factory.mktemp("room-pki"))
+
+
+@pytest.fixture(scope="session")
+def postgres() -> Iterator[PostgresServer]:
+    """A private PostgreSQL server for the session (initdb + pg_ctl in a temp directory)."""
+    with PostgresServer() as server:
+        yield server
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    """A fresh room database: a SQLite file, then a new database on the private PostgreSQL."""
+    if request.param == "sqlite":
+        return f"sqlite:///{tmp_path / 'room.db'}"
+    server: PostgresServer = request.getfixturevalue("postgres")
+    return server.create_database()

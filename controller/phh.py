@@ -1,0 +1,466 @@
+"""Poker Hand History (PHH, uoftcprg/phh-std) files from a table's published messages.
+
+One function builds a hand's PHH text from the hand's `events` (what the room server stores)
+and, when known, the hole cards (what the table itself knows from `holecards`, replaying its
+journal). The room writes a card it never saw as PHH's unknown card `??`. Pure: no I/O.
+
+Player order (phh-std *Position*): clockwise from the first seat left of the button, the
+button last; heads-up that is the big blind then the button, and the forced-bet arrays are
+written "reverse-assigned" as the standard says (index 0 the small blind's, index 1 the big
+blind's). `seats` gives the table's seat number of each player, in that order.
+
+Starting stacks are not published as such: they are worked out from the hand's events
+(the final stacks of `hand_completed`, plus what each seat put in, minus what it won and
+got back), so the file replays to exactly the published final stacks wherever the PHH
+model and the table's rules agree (docs/room.md, *Hand histories*, says where they do not:
+the odd chips of a split pot).
+
+Dealing errors and rulings are written twice: as commentary no-op actions (`# misdeal
+(rule 35A-2): ...`) where they happened, and in the user fields `_dealing_errors` and
+`_rulings`. Actions voided by a misdeal are not written (the re-deal is the same hand,
+rule 35-C: the betting restarts from the blinds and antes).
+"""
+
+from __future__ import annotations
+
+import datetime
+import json
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+UNKNOWN = "??"
+STREETS = {"flop": 1, "turn": 2, "river": 3}
+#: Events after which a hand cannot be written as a PHH file (nothing was played out).
+VOID = {
+    "bets_returned": "a fouled deck returned every bet (rule 35E)",
+    "level_corrected": "the level was corrected during the hand (rule 23)",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class HandMessages:
+    """One hand's messages: its events in `seq` order, and what else is known of it."""
+
+    table: str
+    hand: int
+    events: list[dict[str, Any]]
+    holecards: dict[int, list[str]] = field(default_factory=dict)  # seat -> cards (table only)
+    players: dict[int, str] = field(default_factory=dict)  # seat -> name (from `state`)
+    started_at: float | None = None  # unix time of hand_started, when known
+
+
+@dataclass(frozen=True, slots=True)
+class PhhHand:
+    """A hand exported to PHH, or the reason it cannot be (`text` None, `problem` set)."""
+
+    table: str
+    hand: int
+    first_seq: int
+    last_seq: int
+    text: str | None
+    problem: str | None = None
+    seats: tuple[int, ...] = ()
+    finishing_stacks: tuple[int, ...] = ()
+    dealing_errors: tuple[str, ...] = ()
+    put_in: int = 0  # chips the seats put in (antes, blinds, bets)
+    awarded: int = 0  # chips paid out in pots
+    returned: int = 0  # uncalled bets and bets returned (fouled deck) given back
+
+    @property
+    def rake(self) -> int:
+        """Chips that went in and did not come back out: the house's take (0 while the
+        engine takes no rake)."""
+        return max(0, self.put_in - self.awarded - self.returned)
+
+    @property
+    def filename(self) -> str:
+        """`<table>-<hand, 6 digits>.phh`."""
+        return f"{self.table}-{self.hand:06d}.phh"
+
+
+def split_hands(
+    messages: Iterable[tuple[str, dict[str, Any]]], *, epoch: float | None = None
+) -> Iterator[HandMessages]:
+    """The completed hands in a stream of (topic suffix, payload) messages of one table.
+
+    `epoch` is the unix time of trace time 0 (a journal's header), to date the hands.
+
+    `events` (de-duplicated by `seq`), `holecards` (the last cards read for each seat since
+    the last deal began: a misdeal starts a new deal) and `state` (player names) are used;
+    a hand is complete with its `hand_completed`.
+    """
+    seen: set[int] = set()
+    current: list[dict[str, Any]] = []
+    hole: dict[int, list[str]] = {}
+    players: dict[int, str] = {}
+    names: dict[int, str] = {}
+    table = ""
+    for topic, payload in messages:
+        if topic == "state":
+            names = {
+                int(s): v["player"]
+                for s, v in payload.get("seats", {}).items()
+                if isinstance(v, dict) and isinstance(v.get("player"), str)
+            }
+            continue
+        if topic == "holecards":
+            cards = payload.get("cards")
+            same = bool(current) and payload.get("hand") == current[0].get("hand")
+            # the last read with the most cards (a card leaving for the muck keeps the hand)
+            if same and isinstance(cards, list) and len(cards) >= len(hole.get(seat(payload), [])):
+                hole[seat(payload)] = [str(c) for c in cards]
+            continue
+        if topic != "events":
+            continue
+        seq = payload.get("seq")
+        if not isinstance(seq, int) or seq in seen:
+            continue
+        seen.add(seq)
+        kind = payload.get("type")
+        table = str(payload.get("table", table))
+        if kind == "hand_started":
+            current, hole, players = [payload], {}, dict(names)
+            continue
+        if not current or payload.get("hand") != current[0].get("hand"):
+            continue
+        current.append(payload)
+        if kind == "misdeal":
+            hole = {}  # the re-deal: the cards read from now on are the hand's
+        elif kind == "hand_completed":
+            started = None if epoch is None else epoch + float(current[0].get("t", 0.0))
+            number = int(current[0]["hand"])
+            yield HandMessages(table, number, current, dict(hole), players, started)
+            current, hole = [], {}
+
+
+def seat(payload: dict[str, Any]) -> int:
+    """The seat number of a `holecards` payload."""
+    return int(payload["seat"])
+
+
+def _order(button: int, seats: Sequence[int]) -> list[int]:
+    """Seats in PHH player order: clockwise from the first seat left of the button."""
+    return sorted(seats, key=lambda s: (s <= button, s))
+
+
+def _toml(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, str):
+        return json.dumps(value, ensure_ascii=False)  # a valid TOML basic string
+    if isinstance(value, datetime.time):
+        return value.isoformat()  # a TOML local time
+    if isinstance(value, list | tuple):
+        return "[" + ", ".join(_toml(v) for v in value) + "]"
+    raise TypeError(f"no TOML form for {value!r}")
+
+
+def _comment(text: str) -> str:
+    """A commentary no-op action (one line, no '#' inside)."""
+    return "# " + " ".join(text.replace("#", "No.").split())
+
+
+def _staff(ref: Any) -> str:
+    return str(ref.get("name") or ref.get("uid")) if isinstance(ref, dict) else "?"
+
+
+class _Builder:
+    """Walks one hand's events and writes its PHH actions."""
+
+    def __init__(self, hand: HandMessages) -> None:
+        started = hand.events[0]
+        self.hand = hand
+        self.button = int(started["button"])
+        self.order = _order(self.button, [int(s) for s in started["seats"]])
+        self.index = {seat: i for i, seat in enumerate(self.order)}
+        self.n = len(self.order)
+        self.big_blind = int(started["big_blind"])
+        self.blinds = [0] * self.n
+        self.antes = [0] * self.n
+        self.contrib_ante = dict.fromkeys(self.order, 0)
+        self.errors: list[str] = []
+        self.rulings: list[str] = []
+        self.problem: str | None = None
+        self._reset_deal()
+
+    def _reset_deal(self) -> None:
+        """A (re-)deal: the betting as it opened (forced bets in), no board, no action."""
+        self.street = 0
+        self.totals: list[dict[int, int]] = [dict.fromkeys(self.order, 0) for _ in range(4)]
+        for seat in self.order:
+            self.totals[0][seat] = self.blinds[self.index[seat]]
+        self.level = max(self.blinds, default=0)
+        self.actions: list[str] = []
+        self.board: dict[int, list[str]] = {}
+        self.board_at: dict[int, int] = {}  # street -> position of its `d db` in actions
+        self.shown: set[int] = set()
+        self.mucked: set[int] = set()
+        self.killed: dict[int, int] = {}  # dead hands still to fold in PHH -> street killed
+        self.acted: dict[int, int] = {}  # player -> the level after its last action this round
+        forced = [i for i, b in enumerate(self.blinds) if b]
+        self.last_actor = max(forced) if forced else self.n - 1
+        self.folded: set[int] = set()
+        self.allin: set[int] = set()
+
+    # -- events ----------------------------------------------------------------------
+
+    def posted(self, e: dict[str, Any]) -> None:
+        seat = int(e["seat"])
+        if seat not in self.index:
+            return
+        i = self.index[seat]
+        ante = int(e.get("ante") or 0)
+        self.antes[i] += ante
+        self.contrib_ante[seat] += ante
+        amount = int(e.get("amount") or 0)
+        if e.get("blind") in ("small", "big", "straddle"):
+            self.blinds[i] += amount
+        self.totals[0][seat] += amount
+        self.level = max(self.level, self.totals[0][seat])
+        if e.get("allin"):
+            self.allin.add(seat)
+        forced = [j for j, b in enumerate(self.blinds) if b]
+        self.last_actor = max(forced) if forced else self.n - 1
+
+    def action(self, e: dict[str, Any]) -> None:
+        seat = int(e["seat"])
+        kind = str(e["action"])
+        amount = int(e.get("amount") or 0)
+        i = self.index[seat]
+        self._kills_before(i)
+        self.acted[i] = max(self.level, amount)
+        totals = self.totals[self.street]
+        if kind == "fold":
+            word = "f"
+            self.folded.add(seat)
+        elif kind in ("check", "call") or (kind == "allin" and amount <= self.level):
+            word = "cc"
+            totals[seat] = amount if kind != "check" else totals[seat]
+        else:
+            word = f"cbr {amount}"
+            totals[seat] = amount
+            self.level = max(self.level, amount)
+        if kind == "allin":
+            self.allin.add(seat)
+        self.actions.append(f"p{i + 1} {word}")
+        self.last_actor = i
+
+    def _due(self, i: int) -> bool:
+        """A dead hand has a turn due in this round (it has not acted at the current level)."""
+        return self.killed[i] < self.street or self.acted.get(i, -1) < self.level
+
+    def _kills_before(self, actor: int) -> None:
+        """A dead hand (hand_killed) folds in PHH when its turn comes: before the next actor
+        whose turn comes after it, clockwise from the last actor (PHH has no fold out of
+        turn; the table's rules keep its chips in the pot either way)."""
+        for i in list(self.killed):
+            gap = (i - self.last_actor) % self.n
+            if 0 < gap < (actor - self.last_actor) % self.n and self._due(i):
+                self.actions.append(f"p{i + 1} f")
+                del self.killed[i]
+
+    def _close_round(self) -> None:
+        """The round ends: a dead hand whose turn was due folds before it does."""
+        for i in sorted(self.killed, key=lambda j: (j - self.last_actor) % self.n):
+            if self._due(i):
+                self.actions.append(f"p{i + 1} f")
+                del self.killed[i]
+
+    def board_dealt(self, e: dict[str, Any]) -> None:
+        street = STREETS.get(str(e.get("street")))
+        if street is None:
+            return
+        if street not in self.board_at:
+            self._close_round()
+            self.board_at[street] = len(self.actions)
+            self.actions.append("")  # placeholder: the street's final cards, filled in at the end
+            self.street = street
+            self.level = 0
+            self.last_actor = self.n - 1
+            self.acted = {}
+        self.board[street] = [str(c) for c in e.get("cards", [])]
+
+    def tabled(self, cards_by_seat: Mapping[str, Any]) -> None:
+        self._close_round()
+        for key, cards in cards_by_seat.items():
+            seat = int(key)
+            if seat in self.index and seat not in self.shown and isinstance(cards, list):
+                self.shown.add(seat)
+                self.actions.append(f"p{self.index[seat] + 1} sm {''.join(cards)}")
+
+    def showdown(self, events: Sequence[dict[str, Any]], at: int) -> None:
+        """River showdown: every live hand shows (cards from the awards) or mucks, in order."""
+        self._close_round()
+        order = [int(s) for s in events[at].get("order", [])]
+        order += [self.order[i] for i in sorted(self.killed)]  # dead hands in the showdown muck
+        cards: dict[int, list[str]] = {}
+        mucked: set[int] = set()
+        for e in events[at + 1 :]:
+            if e.get("type") == "pot_awarded":
+                for key, shown in (e.get("showdown") or {}).items():
+                    if isinstance(shown, dict) and isinstance(shown.get("cards"), list):
+                        cards.setdefault(int(key), [str(c) for c in shown["cards"]])
+            elif e.get("type") == "hand_mucked":
+                mucked.add(int(e["seat"]))
+        for seat in order:
+            if seat in self.shown or seat not in self.index:
+                continue
+            self.shown.add(seat)
+            if seat in cards and seat not in mucked:
+                self.actions.append(f"p{self.index[seat] + 1} sm {''.join(cards[seat])}")
+            else:
+                self.actions.append(f"p{self.index[seat] + 1} sm")
+
+    # -- the file ----------------------------------------------------------------------
+
+    def build(self) -> PhhHand:
+        events = self.hand.events
+        final: dict[int, int] = {}
+        wins = dict.fromkeys(self.order, 0)
+        returned = dict.fromkeys(self.order, 0)
+        for at, e in enumerate(events):
+            kind = e.get("type")
+            if kind in VOID:
+                self.problem = VOID[str(kind)]
+            elif kind == "posted":
+                self.posted(e)
+            elif kind == "action":
+                self.action(e)
+            elif kind == "board_dealt":
+                self.board_dealt(e)
+            elif kind == "hands_tabled":
+                self.tabled(e.get("showdown") or {})
+            elif kind == "showdown":
+                self.showdown(events, at)
+            elif kind == "hand_killed":
+                seat = int(e["seat"])
+                if seat in self.index:
+                    self.killed[self.index[seat]] = self.street
+                self._note(e, f"hand killed (rule {e.get('rule')}): seat {seat}, {e.get('reason')}")
+            elif kind == "misdeal":
+                self._note(e, f"misdeal (rule {e.get('rule')}): {e.get('reason')}", error=True)
+                self._reset_deal()
+                self.actions.append(_comment(self.errors[-1] + "; the same hand is re-dealt"))
+            elif kind == "four_card_flop":
+                cards = " ".join(e.get("cards", []))
+                self._note(e, f"four-card flop (rule 39): {cards}", error=True)
+            elif kind == "premature_card":
+                cards = " ".join(e.get("cards", []))
+                text = f"premature card (rule {e.get('rule')}): {e.get('street')} {cards}"
+                self._note(e, text, error=True)
+            elif kind == "burn_drawn":
+                floor = _staff(e.get("floor"))
+                self._note(e, f"burn card drawn (rule RP-14): {e.get('card')}, floor {floor}")
+            elif kind == "floor_ruling":
+                self._note(e, f"floor ruling (rule 1) by {_staff(e.get('floor'))}", ruling=True)
+            elif kind == "procedure_violation":
+                text = f"procedure violation (rule {e.get('rule')}): {e.get('got')}"
+                self._note(e, text, error=True)
+            elif kind == "uncalled_bet_returned":
+                returned[int(e["seat"])] = returned.get(int(e["seat"]), 0) + int(e["amount"])
+            elif kind == "bets_returned":
+                for key, chips in (e.get("refunds") or {}).items():
+                    returned[int(key)] = returned.get(int(key), 0) + int(chips)
+            elif kind == "pot_awarded":
+                for key, share in (e.get("shares") or {}).items():
+                    wins[int(key)] = wins.get(int(key), 0) + int(share)
+            elif kind == "hand_completed":
+                final = {int(k): int(v) for k, v in (e.get("stacks") or {}).items()}
+        return self._file(final, wins, returned)
+
+    def _note(
+        self, e: dict[str, Any], text: str, *, error: bool = False, ruling: bool = False
+    ) -> None:
+        if error:
+            self.errors.append(text)
+        if ruling:
+            self.rulings.append(text)
+        if e.get("type") != "misdeal":
+            self.actions.append(_comment(text))
+
+    def _file(
+        self, final: dict[int, int], wins: dict[int, int], returned: dict[int, int]
+    ) -> PhhHand:
+        hand = self.hand
+        first, last = int(hand.events[0]["seq"]), int(hand.events[-1]["seq"])
+        put_in = {s: self.contrib_ante[s] + sum(t[s] for t in self.totals) for s in self.order}
+        base: dict[str, Any] = {
+            "table": hand.table,
+            "hand": hand.hand,
+            "first_seq": first,
+            "last_seq": last,
+            "put_in": sum(put_in.values()),
+            "awarded": sum(wins.values()),
+            "returned": sum(returned.values()),
+        }
+        if self.problem is None and any(seat not in final for seat in self.order):
+            self.problem = "hand_completed does not give every dealt-in seat's stack"
+        starting = [
+            final.get(seat, 0) + put_in[seat] - wins[seat] - returned[seat] for seat in self.order
+        ]
+        if self.problem is None and any(s <= 0 for s in starting):
+            self.problem = "a starting stack works out at zero or less"
+        if self.problem is not None:
+            return PhhHand(**base, text=None, problem=self.problem)
+        for street, at in self.board_at.items():
+            self.actions[at] = f"d db {''.join(self.board.get(street, []))}"
+        deal = []
+        for i, seat in enumerate(self.order):
+            cards = hand.holecards.get(seat, [])
+            deal.append(f"d dh p{i + 1} {''.join(cards) if len(cards) == 2 else UNKNOWN * 2}")
+        antes, blinds = list(self.antes), list(self.blinds)
+        if self.n == 2:  # heads-up: the arrays are reverse-assigned (phh-std)
+            antes.reverse()
+            blinds.reverse()
+        fields: list[tuple[str, Any]] = [
+            ("variant", "NT"),
+            ("antes", antes),
+            ("blinds_or_straddles", blinds),
+            ("min_bet", self.big_blind),
+            ("starting_stacks", starting),
+            ("actions", deal + self.actions),
+            ("hand", hand.hand),
+            ("table", hand.table),
+            ("seats", self.order),
+        ]
+        if hand.players and all(seat in hand.players for seat in self.order):
+            fields.append(("players", [hand.players[s] for s in self.order]))
+        finishing = [final[s] for s in self.order]
+        if hand.started_at is not None:
+            when = datetime.datetime.fromtimestamp(hand.started_at, datetime.UTC)
+            fields += [("day", when.day), ("month", when.month), ("year", when.year)]
+            fields += [("time", when.time().replace(microsecond=0)), ("time_zone", "UTC")]
+        fields += [
+            ("finishing_stacks", finishing),
+            ("winnings", [wins[s] for s in self.order]),
+            ("_first_seq", first),
+            ("_last_seq", last),
+            ("_button_seat", self.button),
+        ]
+        if self.errors:
+            fields.append(("_dealing_errors", self.errors))
+        if self.rulings:
+            fields.append(("_rulings", self.rulings))
+        text = "".join(f"{key} = {_toml(value)}\n" for key, value in fields)
+        return PhhHand(
+            **base,
+            text=text,
+            seats=tuple(self.order),
+            finishing_stacks=tuple(finishing),
+            dealing_errors=tuple(self.errors),
+        )
+
+
+def build_phh(hand: HandMessages) -> PhhHand:
+    """The PHH file of one completed hand (or why there is none)."""
+    if not hand.events or hand.events[0].get("type") != "hand_started":
+        raise ValueError("a hand's events start with hand_started")
+    try:
+        return _Builder(hand).build()
+    except (KeyError, TypeError, ValueError) as exc:
+        first = int(hand.events[0].get("seq", 0))
+        last = int(hand.events[-1].get("seq", 0))
+        return PhhHand(hand.table, hand.hand, first, last, None, f"events not understood: {exc!r}")

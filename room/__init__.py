@@ -1,0 +1,1 @@
+"""The room server: every table's messages stored once, hand histories, statistics, an HTTP API."""

@@ -1,0 +1,330 @@
+"""The room server's HTTP API (FastAPI; OpenAPI docs at /docs), read-only without a token.
+
+`create_app` builds the application from a `RoomContext`. The routes live on routers
+(`api_router` for JSON under /api, `page_router` for the pages), so pages, static files and
+more push channels can be added by including further routers (`extra_routers`) or
+mounting static directories on the returned app. `/api/live` is a Server-Sent Events
+stream of what each committed batch added.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import html
+import json
+import secrets
+from collections.abc import AsyncIterator, Iterable
+from dataclasses import dataclass
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Depends, FastAPI, HTTPException, Query, Request
+from fastapi.responses import HTMLResponse, PlainTextResponse, StreamingResponse
+from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
+
+from controller import __version__
+from room.config import RoomConfig
+from room.ingest import CommandError, Committed, Ingest
+from room.stats import GROUPINGS, dealer_stats, table_stats
+from room.store import Store
+from room.summary import hand_phh
+
+#: Room commands the API may send (the table refuses anything else all the same).
+COMMAND_RE = r"^[a-z][a-z0-9_-]{0,63}$"
+
+
+@dataclass(slots=True)
+class RoomContext:
+    """What the routes use: the configuration, the store, the ingest (None: read-only)."""
+
+    config: RoomConfig
+    store: Store
+    ingest: Ingest | None = None
+
+
+def _ctx(request: Request) -> RoomContext:
+    ctx: RoomContext = request.app.state.ctx
+    return ctx
+
+
+Ctx = Annotated[RoomContext, Depends(_ctx)]
+_bearer = HTTPBearer(auto_error=False)
+
+
+def require_token(
+    request: Request,
+    credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)],
+) -> None:
+    """Commands need the bearer token of [http] token_file."""
+    token = _ctx(request).config.http.token
+    if token is None:
+        raise HTTPException(403, "commands are disabled: set [http] token_file on the room server")
+    if credentials is None or not secrets.compare_digest(
+        credentials.credentials.encode(), token.encode()
+    ):
+        raise HTTPException(
+            401, "a valid bearer token is required", headers={"WWW-Authenticate": "Bearer"}
+        )
+
+
+def _hand_key(hand_id: str) -> tuple[str, int]:
+    table, _, number = hand_id.rpartition(".")
+    if not table or not number.isdigit():
+        raise HTTPException(404, f"no hand {hand_id!r}: a hand id is <table>.<hand number>")
+    return table, int(number)
+
+
+def _hand_json(row: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "id": f"{row['table_id']}.{row['hand']}",
+        **{k: v for k, v in row.items() if k != "room"},
+    }
+
+
+api_router = APIRouter(prefix="/api")
+page_router = APIRouter()
+
+
+@api_router.get("/health")
+def health(ctx: Ctx) -> dict[str, Any]:
+    """The server: broker connection, schema version, ingest counters."""
+    ingest = ctx.ingest
+    return {
+        "room": ctx.config.name,
+        "version": __version__,
+        "schema_version": ctx.store.schema_version(),
+        "database": "postgresql" if ctx.store.postgres else "sqlite",
+        "connected": bool(ingest and ingest.connected.is_set()),
+        "counters": dict(ingest.counters) if ingest else {},
+        "open_gaps": len(ingest.tracker.open_holes()) if ingest else None,
+    }
+
+
+@api_router.get("/tables")
+def tables(ctx: Ctx) -> list[dict[str, Any]]:
+    """Every table of the room: status, last state, events stored, open gaps."""
+    out = []
+    for row in ctx.store.tables():
+        state = json.loads(row["state"]) if row.get("state") else None
+        out.append(
+            {
+                "table": row["table_id"],
+                "status": row["status"],
+                "status_at": row["status_at"],
+                "first_seen": row["first_seen"],
+                "last_seen": row["last_seen"],
+                "max_seq": row["max_seq"],
+                "open_gaps": row["open_gaps"],
+                "state": state,
+            }
+        )
+    return out
+
+
+@api_router.get("/tables/{table}/hands")
+def table_hands(
+    ctx: Ctx,
+    table: str,
+    limit: Annotated[int, Query(ge=1, le=1000)] = 100,
+    before: int | None = None,
+) -> list[dict[str, Any]]:
+    """A table's hands, newest first (`before`: hand numbers below it)."""
+    return [_hand_json(r) for r in ctx.store.hands(table, limit, before)]
+
+
+@api_router.get("/tables/{table}/{topic}")
+def table_messages(
+    ctx: Ctx, table: str, topic: str, limit: Annotated[int, Query(ge=1, le=1000)] = 100
+) -> list[dict[str, Any]]:
+    """A table's stored `alerts`, `replies`, `status` or `state` messages, newest first."""
+    if topic not in ("alerts", "replies", "status", "state"):
+        raise HTTPException(404, f"no topic {topic!r} (alerts, replies, status, state)")
+    return [
+        {"received_at": r["received_at"], "payload": json.loads(r["payload"])}
+        for r in ctx.store.messages(table, topic, limit)
+    ]
+
+
+@api_router.get("/hands")
+def all_hands(ctx: Ctx, limit: Annotated[int, Query(ge=1, le=1000)] = 100) -> list[dict[str, Any]]:
+    """The room's latest hands, every table."""
+    return [_hand_json(r) for r in ctx.store.hands(None, limit)]
+
+
+@api_router.get("/hands/{hand_id}.phh", response_class=PlainTextResponse)
+def hand_phh_file(ctx: Ctx, hand_id: str) -> PlainTextResponse:
+    """The hand as a Poker Hand History file (only the cards that were shown)."""
+    table, number = _hand_key(hand_id)
+    if ctx.store.hand(table, number) is None:
+        raise HTTPException(404, f"no hand {hand_id!r}")
+    phh = hand_phh(ctx.store, table, number)
+    if phh is None:
+        raise HTTPException(409, f"hand {hand_id} is not completed (or its start is missing)")
+    if phh.text is None:
+        raise HTTPException(409, f"hand {hand_id} cannot be written as PHH: {phh.problem}")
+    return PlainTextResponse(
+        phh.text,
+        media_type="application/toml",
+        headers={"Content-Disposition": f'attachment; filename="{phh.filename}"'},
+    )
+
+
+@api_router.get("/hands/{hand_id}")
+def hand_events(ctx: Ctx, hand_id: str) -> dict[str, Any]:
+    """A hand: its summary and every event of it, in seq order."""
+    table, number = _hand_key(hand_id)
+    row = ctx.store.hand(table, number)
+    events = ctx.store.hand_events(table, number)
+    if row is None and not events:
+        raise HTTPException(404, f"no hand {hand_id!r}")
+    return {
+        "hand": _hand_json(row) if row else None,
+        "events": [json.loads(e["payload"]) for e in events],
+    }
+
+
+def _grouping(by: str) -> str:
+    if by not in GROUPINGS:
+        raise HTTPException(422, f"by must be one of {', '.join(GROUPINGS)}")
+    return by
+
+
+@api_router.get("/stats/dealers")
+def stats_dealers(
+    ctx: Ctx, by: str = "all", since: str | None = None, until: str | None = None
+) -> dict[str, Any]:
+    """Per dealer: hands per hour, average hand, misdeals / four-card flops / premature cards
+    per 100 hands; `by` all, day or shift; `since`/`until` local days (YYYY-MM-DD)."""
+    rows = ctx.store.completed_hands()
+    stats = ctx.config.stats
+    return {
+        "timezone": stats.timezone,
+        "shifts": {s.name: s.start.isoformat("minutes") for s in stats.shifts},
+        "by": _grouping(by),
+        "dealers": dealer_stats(stats, rows, by, since, until),
+    }
+
+
+@api_router.get("/stats/tables")
+def stats_tables(
+    ctx: Ctx, by: str = "day", since: str | None = None, until: str | None = None
+) -> dict[str, Any]:
+    """Per table: hands per hour, average hand, dealing errors, rake; by all, day or shift."""
+    rows = ctx.store.completed_hands()
+    stats = ctx.config.stats
+    return {
+        "timezone": stats.timezone,
+        "by": _grouping(by),
+        "tables": table_stats(stats, rows, by, since, until),
+    }
+
+
+@api_router.get("/gaps")
+def gaps(ctx: Ctx, table: str | None = None) -> list[dict[str, Any]]:
+    """Every hole found in a table's seq: open, asked, healed or lost."""
+    return [{k: v for k, v in g.items() if k != "room"} for g in ctx.store.gaps(table)]
+
+
+@api_router.get("/alerts")
+def room_alerts(
+    ctx: Ctx, limit: Annotated[int, Query(ge=1, le=1000)] = 100
+) -> list[dict[str, Any]]:
+    """What the room server itself noticed (gaps, lost events, reused seqs), newest first."""
+    return ctx.store.room_alerts(limit)
+
+
+@api_router.post("/tables/{table}/commands/{name}", dependencies=[Depends(require_token)])
+def send_command(ctx: Ctx, table: str, name: str, body: dict[str, Any]) -> dict[str, Any]:
+    """Send a room command (docs/mqtt.md, Room commands) and return the table's reply.
+
+    The body is the command's payload; an `id` is added when it has none. 504 when the
+    table does not answer within [http] command_timeout (send it again with the same id:
+    the table applies an id once).
+    """
+    import re
+
+    if not re.match(COMMAND_RE, name):
+        raise HTTPException(404, "not a command name")
+    if ctx.ingest is None:
+        raise HTTPException(503, "this server does not talk to the broker")
+    try:
+        return ctx.ingest.command(table, name, body, ctx.config.http.command_timeout)
+    except CommandError as exc:
+        raise HTTPException(504, str(exc)) from exc
+
+
+@api_router.get("/live")
+async def live(request: Request) -> StreamingResponse:
+    """Server-Sent Events: one `batch` event per committed batch (its new events and
+    messages, and `committed_at`)."""
+    ctx = _ctx(request)
+    if ctx.ingest is None:
+        raise HTTPException(503, "this server does not ingest")
+    loop = asyncio.get_running_loop()
+    inbox: asyncio.Queue[Committed] = asyncio.Queue()
+    ingest = ctx.ingest
+
+    def listener(batch: Committed) -> None:
+        loop.call_soon_threadsafe(inbox.put_nowait, batch)
+
+    async def stream() -> AsyncIterator[bytes]:
+        ingest.listeners.append(listener)
+        try:
+            yield b": connected\n\n"
+            while True:
+                try:
+                    batch = await asyncio.wait_for(inbox.get(), timeout=15)
+                except TimeoutError:
+                    if await request.is_disconnected():
+                        return
+                    yield b": keepalive\n\n"
+                    continue
+                body = {
+                    "committed_at": batch.committed_at,
+                    "events": batch.events,
+                    "messages": [
+                        {"table": t, "topic": topic, "payload": p} for t, topic, p in batch.messages
+                    ],
+                }
+                yield b"event: batch\ndata: " + json.dumps(body).encode() + b"\n\n"
+        finally:
+            ingest.listeners.remove(listener)
+
+    return StreamingResponse(stream(), media_type="text/event-stream")
+
+
+@page_router.get("/", response_class=HTMLResponse)
+def monitor(ctx: Ctx) -> HTMLResponse:
+    """The monitor: the room's tables at a glance (the floor's page)."""
+    rows = []
+    for t in tables(ctx):
+        state = t["state"] or {}
+        rows.append(
+            f"<tr><td>{html.escape(t['table'])}</td><td>{html.escape(str(t['status']))}</td>"
+            f"<td>{html.escape(str(state.get('hand')))}</td>"
+            f"<td>{html.escape(str(state.get('street')))}</td><td>{t['max_seq']}</td>"
+            f"<td>{t['open_gaps']}</td></tr>"
+        )
+    body = "\n".join(rows) or '<tr><td colspan="6">no table seen yet</td></tr>'
+    name = html.escape(ctx.config.name)
+    return HTMLResponse(
+        f'<!doctype html><html><head><meta charset="utf-8"><title>room {name}</title>'
+        '<meta http-equiv="refresh" content="5"></head><body>'
+        f'<h1>Room {name}</h1><table border="1"><tr><th>table</th><th>status</th>'
+        "<th>hand</th><th>street</th><th>last seq</th><th>open gaps</th></tr>"
+        f'{body}</table><p><a href="/docs">API</a></p></body></html>'
+    )
+
+
+def create_app(ctx: RoomContext, *, extra_routers: Iterable[APIRouter] = ()) -> FastAPI:
+    """The application: the JSON API, the monitor page, and any further routers."""
+    app = FastAPI(
+        title=f"tablectl room server ({ctx.config.name})",
+        version=__version__,
+        description="Every table's events, hands, PHH hand histories and statistics.",
+    )
+    app.state.ctx = ctx
+    app.include_router(api_router)
+    app.include_router(page_router)
+    for router in extra_routers:
+        app.include_router(router)
+    return app

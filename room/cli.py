@@ -1,0 +1,81 @@
+"""`tablectl room`: run the room server, export PHH hand histories, migrate the database."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from controller.errors import TableError
+from room.config import load_room_config
+
+
+def _serve(args: argparse.Namespace) -> int:
+    from room.server import RoomServer
+
+    config = load_room_config(args.config)
+    server = RoomServer(config, port=args.port)
+    print(f"room server {config.name}: {server.url} (API docs: {server.url}docs)", flush=True)
+    server.run()
+    return 0
+
+
+def _export(args: argparse.Namespace) -> int:
+    from room.export import export_phh
+
+    config = load_room_config(args.config)
+    written, skipped = export_phh(config, args.phh, table=args.table)
+    for table, hand, problem in skipped:
+        print(f"room export: {table} hand {hand} not written: {problem}", file=sys.stderr)
+    print(f"room export: {written} hand(s) written to {args.phh}")
+    return 0
+
+
+def _migrate(args: argparse.Namespace) -> int:
+    from room.store import open_store
+
+    config = load_room_config(args.config)
+    store = open_store(config.database, config.name)
+    print(f"room database at schema version {store.schema_version()}")
+    store.close()
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """`tablectl room [--config FILE]`, `tablectl room export|migrate ...`."""
+    parser = argparse.ArgumentParser(
+        prog="tablectl room", description="The room server (docs/room.md)."
+    )
+    parser.add_argument("--config", type=Path, required=True, help="the room server's TOML file")
+    parser.add_argument("--port", type=int, default=None, help="HTTP port (default: [http] port)")
+    parser.add_argument("-v", "--verbose", action="store_true", help="debug logging")
+    parser.set_defaults(func=_serve)
+    sub = parser.add_subparsers(dest="action")
+    p = sub.add_parser("export", help="write every completed hand as a PHH file")
+    p.add_argument("--phh", type=Path, required=True, help="directory for the .phh files")
+    p.add_argument("--config", type=Path, required=True)
+    p.add_argument("--table", default=None, help="only this table")
+    p.set_defaults(func=_export)
+    p = sub.add_parser("migrate", help="create or upgrade the database schema, then exit")
+    p.add_argument("--config", type=Path, required=True)
+    p.set_defaults(func=_migrate)
+    return parser
+
+
+def main(argv: Sequence[str]) -> int:
+    """Entry point of `tablectl room ...` (controller/cli.py hands every argument here)."""
+    argv = list(argv)
+    # `tablectl room export --phh DIR --config F`: the global --config is the sub-command's
+    if argv and argv[0] in ("export", "migrate"):
+        args = build_parser().parse_args(["--config", "-", *argv])
+    else:
+        args = build_parser().parse_args(argv)
+    if getattr(args, "verbose", False):
+        logging.getLogger("tablectl").setLevel(logging.DEBUG)
+    try:
+        return int(args.func(args))
+    except TableError as exc:
+        print(f"tablectl room: {exc}", file=sys.stderr)
+        return 2

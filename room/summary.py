@@ -1,0 +1,87 @@
+"""One hand's summary row (listing, statistics) and PHH file, from its stored events."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from controller.phh import HandMessages, PhhHand, build_phh
+from room.store import Store
+
+#: Event types that change a hand's summary.
+SUMMARY_TYPES = frozenset(
+    {"hand_started", "hand_completed", "misdeal", "four_card_flop", "premature_card"}
+)
+
+
+def hand_messages(store: Store, table: str, hand: int) -> HandMessages | None:
+    """A hand's events as the PHH builder takes them (None before its hand_started)."""
+    events = [json.loads(row["payload"]) for row in store.hand_events(table, hand)]
+    if not events or events[0].get("type") != "hand_started":
+        return None
+    state = store.latest_state_before(table, int(events[0]["seq"]))
+    players: dict[int, str] = {}
+    if state is not None:
+        for key, seat in (state.get("seats") or {}).items():
+            if isinstance(seat, dict) and isinstance(seat.get("player"), str):
+                players[int(key)] = seat["player"]
+    started_at = None
+    tables = [t for t in store.tables() if t["table_id"] == table]
+    if tables and tables[0]["epoch"] is not None:
+        started_at = float(tables[0]["epoch"]) + float(events[0]["t"])
+    return HandMessages(table, hand, events, {}, players, started_at)
+
+
+def hand_phh(store: Store, table: str, hand: int) -> PhhHand | None:
+    """The PHH export of a completed hand (only the cards shown), None if not completed."""
+    messages = hand_messages(store, table, hand)
+    if messages is None or messages.events[-1].get("type") != "hand_completed":
+        return None
+    return build_phh(messages)
+
+
+def _dealer(store: Store, table: str, started: dict[str, Any]) -> dict[str, Any] | None:
+    dealer = started.get("dealer")
+    if isinstance(dealer, dict):
+        return dealer
+    rows = store.events_of_type(table, "dealer_changed", before_seq=int(started["seq"]))
+    if rows:
+        found = json.loads(rows[0]["payload"]).get("dealer")
+        return found if isinstance(found, dict) else None
+    return None
+
+
+def summarize(store: Store, table: str, hand: int) -> dict[str, Any] | None:
+    """Recompute and store a hand's summary row from its events; the row (None: no start)."""
+    rows = store.hand_events(table, hand)
+    events = [json.loads(row["payload"]) for row in rows]
+    started = next((e for e in events if e.get("type") == "hand_started"), None)
+    if started is None:
+        return None
+    completed = next((e for e in events if e.get("type") == "hand_completed"), None)
+    dealer = _dealer(store, table, started)
+    counts = {kind: sum(1 for e in events if e.get("type") == kind) for kind in SUMMARY_TYPES}
+    row: dict[str, Any] = {
+        "table_id": table,
+        "hand": hand,
+        "first_seq": int(started["seq"]),
+        "last_seq": int(events[-1]["seq"]),
+        "started_t": float(started["t"]),
+        "completed_t": float(completed["t"]) if completed else None,
+        "dealer_uid": dealer.get("uid") if dealer else None,
+        "dealer_name": dealer.get("name") if dealer else None,
+        "players": len(started.get("seats") or []),
+        "misdeals": counts["misdeal"],
+        "four_card_flops": counts["four_card_flop"],
+        "premature_cards": counts["premature_card"],
+        "pot": 0,
+        "rake": 0,
+        "phh_problem": None,
+    }
+    if completed is not None and events[0] is started:
+        phh = build_phh(HandMessages(table, hand, events))
+        row |= {"pot": phh.awarded, "rake": phh.rake, "phh_problem": phh.problem}
+    elif completed is not None:
+        row["phh_problem"] = "events before hand_started are missing"
+    store.put_hand(row)
+    return row

@@ -1,0 +1,154 @@
+"""The room database on both backends: SQLite (a file) and a real PostgreSQL (private server)."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sqlite3
+from typing import Any
+
+import pytest
+
+from controller.cli import demo_script
+from controller.config import load_config
+from controller.replay import build_engine, drive
+from room.config import DatabaseConfig
+from room.schema import LATEST
+from room.store import Batch, EventRow, MessageRow, Store, StoreError, open_store
+from room.summary import hand_phh, summarize
+from tests.test_resend import EXAMPLE
+
+
+def _event(table: str, payload: dict[str, Any], received_at: float = 1000.0) -> EventRow:
+    text = json.dumps(payload, separators=(",", ":"))
+    return EventRow(
+        table,
+        payload["seq"],
+        payload.get("hand"),
+        payload["type"],
+        float(payload["t"]),
+        received_at,
+        hashlib.sha256(text.encode()).hexdigest()[:32],
+        text,
+    )
+
+
+def _message(table: str, topic: str, payload: dict[str, Any]) -> MessageRow:
+    text = json.dumps(payload, separators=(",", ":"))
+    digest = hashlib.sha256(text.encode()).hexdigest()[:32]
+    return MessageRow(table, topic, digest, 1000.0, text, payload.get("seq"))
+
+
+def _demo_messages(hands: int = 2) -> list[tuple[str, dict[str, Any]]]:
+    config = load_config(EXAMPLE)
+    engine = build_engine(config)
+    script = demo_script(config, hands, 9)
+    return [(m.topic, m.payload) for _e, ms in drive(engine, script) for m in ms]
+
+
+@pytest.fixture
+def store(database_url: str) -> Store:
+    s = open_store(DatabaseConfig(url=database_url), "r1")
+    yield s  # type: ignore[misc]
+    s.close()
+
+
+def test_schema_is_created_once_and_a_newer_database_is_refused(database_url: str) -> None:
+    config = DatabaseConfig(url=database_url)
+    first = open_store(config, "r1")
+    assert first.schema_version() == LATEST
+    second = open_store(config, "r1")  # migrating again changes nothing
+    assert second.schema_version() == LATEST
+    assert len(second.query("SELECT * FROM schema_version")) == LATEST
+    with first._tx() as cur:  # a later server migrated this database
+        cur.execute(first._sql("INSERT INTO schema_version VALUES (?, ?)"), (LATEST + 1, 0.0))
+    with pytest.raises(StoreError, match=f"schema version {LATEST + 1}, newer"):
+        open_store(config, "r1")
+    first.close()
+    second.close()
+
+
+def test_an_event_is_stored_once_however_often_it_arrives(store: Store) -> None:
+    events = [e for topic, e in _demo_messages(1) if topic == "events"]
+    rows = [_event("t01", e) for e in events]
+    result = store.write(Batch(events=rows + rows[:5]))  # copies inside the batch too
+    assert sum(len(v) for v in result.new_events.values()) == len(rows)
+    assert result.duplicates == 5
+    again = store.write(Batch(events=rows))  # a whole redelivery
+    assert again.new_events == {} and again.duplicates == len(rows)
+    stored = store.query("SELECT seq, payload FROM events WHERE room = 'r1' ORDER BY seq")
+    assert [r["seq"] for r in stored] == [e["seq"] for e in events]
+    assert [r["payload"] for r in stored] == [r.payload for r in rows]  # the bytes as published
+    assert store.event_counts() == {"rows": len(rows), "distinct": len(rows)}
+
+
+def test_a_reused_seq_with_other_content_is_a_conflict_and_the_first_is_kept(
+    store: Store,
+) -> None:
+    first = _event("t01", {"type": "tick", "seq": 1, "hand": None, "t": 1.0})
+    other = _event("t01", {"type": "hand_started", "seq": 1, "hand": 1, "t": 9.0})
+    store.write(Batch(events=[first]))
+    result = store.write(Batch(events=[other]))
+    assert result.conflicts == [other] and result.new_events == {}
+    assert store.query("SELECT payload FROM events")[0]["payload"] == first.payload
+
+
+def test_rooms_share_a_database_without_mixing(database_url: str) -> None:
+    config = DatabaseConfig(url=database_url)
+    a, b = open_store(config, "r1"), open_store(config, "r2")
+    row = _event("t01", {"type": "x", "seq": 1, "hand": None, "t": 1.0})
+    a.write(Batch(events=[row]))
+    assert b.write(Batch(events=[row])).new_events == {"t01": [row]}  # another room's t01
+    assert a.event_counts()["rows"] == 1 and b.event_counts()["rows"] == 1
+    a.close()
+    b.close()
+
+
+def test_holes_are_found_from_the_rows(store: Store) -> None:
+    seqs = (3, 4, 7, 8, 12)
+    rows = [_event("t01", {"type": "x", "seq": s, "hand": None, "t": 1.0}) for s in seqs]
+    rows.append(_event("t02", {"type": "x", "seq": 1, "hand": None, "t": 1.0}))
+    store.write(Batch(events=rows))
+    assert store.holes() == {"t01": (12, [(1, 2), (5, 6), (9, 11)]), "t02": (1, [])}
+
+
+def test_other_topics_are_kept_once_per_distinct_payload(store: Store) -> None:
+    online = _message("t01", "status", {"state": "online", "table": "t01", "t": 5.0})
+    state = _message("t01", "state", {"table": "t01", "seq": 4, "hand": 1})
+    store.write(Batch(messages=[online, state, online]))
+    store.write(Batch(messages=[online]))
+    rows = store.query("SELECT topic FROM messages ORDER BY id")
+    assert [r["topic"] for r in rows] == ["status", "state"]
+    table = store.tables()[0]
+    assert table["status"] == "online" and json.loads(table["state"])["seq"] == 4
+
+
+def test_hand_summary_and_phh_come_from_the_stored_events(store: Store) -> None:
+    messages = _demo_messages(2)
+    store.write(
+        Batch(
+            events=[_event("t01", e) for topic, e in messages if topic == "events"],
+            messages=[_message("t01", "state", p) for topic, p in messages if topic == "state"],
+        )
+    )
+    completed = [e for topic, e in messages if topic == "events" and e["type"] == "hand_completed"]
+    assert [e["hand"] for e in completed] == [1, 2]
+    for number in (1, 2):
+        row = summarize(store, "t01", number)
+        assert row is not None and row["completed_t"] is not None
+        assert row["players"] == 9 and row["misdeals"] == 0 and row["rake"] == 0
+        phh = hand_phh(store, "t01", number)
+        assert phh is not None and phh.text is not None, phh
+        assert "????" in phh.text  # the room never saw a hole card it was not shown
+        assert dict(zip(phh.seats, phh.finishing_stacks, strict=True)) == {
+            int(k): v for k, v in completed[number - 1]["stacks"].items() if int(k) in phh.seats
+        }
+    listed = store.hands("t01")
+    assert [h["hand"] for h in listed] == [2, 1]
+
+
+def test_sqlite_file_is_in_wal_mode(tmp_path: Any) -> None:
+    path = tmp_path / "room.db"
+    open_store(DatabaseConfig(url=f"sqlite:///{path}"), "r1").close()
+    with sqlite3.connect(path) as conn:
+        assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
