@@ -343,6 +343,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--no-tv", action="store_true", help="do not start the TV service")
     p.add_argument("--tv-port", type=int, default=None, help="TV pages port (default 8088)")
     p.add_argument("--tv-delay", type=float, default=None, help="TV secure delay (default 5 s)")
+    p.add_argument(
         "--room",
         action=argparse.BooleanOptionalAction,
         default=False,
