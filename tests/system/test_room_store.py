@@ -16,7 +16,7 @@ from room.config import DatabaseConfig
 from room.schema import LATEST
 from room.store import Batch, EventRow, MessageRow, Store, StoreError, open_store
 from room.summary import hand_phh, summarize
-from tests.test_resend import EXAMPLE
+from tests.system.test_resend import EXAMPLE
 
 
 def _event(table: str, payload: dict[str, Any], received_at: float = 1000.0) -> EventRow:
