@@ -19,8 +19,9 @@ CHUNK = 64  # bytes handed to the link at a time
 class TxFifo:
     """Frames waiting for the host, at most `limit` bytes; a full FIFO drops new frames."""
 
-    def __init__(self, limit: int) -> None:
+    def __init__(self, limit: int, chunk: int = CHUNK) -> None:
         self.limit = limit
+        self.chunk = chunk  # the most bytes handed to the link in one write
         self.chunks: list[bytes] = []
         self.head = 0  # bytes of chunks[0] already written
         self.size = 0
@@ -49,7 +50,7 @@ class TxFifo:
         written = 0
         while self.chunks:
             chunk = self.chunks[0]
-            end = min(len(chunk), self.head + CHUNK)
+            end = min(len(chunk), self.head + self.chunk)
             count = link.write(chunk[self.head : end])
             if count <= 0:
                 break

@@ -112,8 +112,8 @@ RF_GUARD_14443A_US = 5000  # PICCs accept a request 5 ms after the field comes o
 TIMEOUT_15693_US = 450  # t1 max 323 us + the tag's SOF: a reply has started by then
 TIMEOUT_14443A_US = 400
 TIMEOUT_HLTA_US = 1000
-MAX_ROUNDS = 64  # 16-slot rounds per ISO 15693 inventory (each resolves up to 16 tags)
-MAX_CARDS = 64  # ISO 14443A cards read per scan
+MAX_ROUNDS = 128  # 16-slot rounds per ISO 15693 inventory (each resolves up to 16 tags)
+MAX_CARDS = 128  # ISO 14443A cards read per scan (a frame holds about 125 UIDs)
 
 
 def _u32(value: int) -> bytes:

@@ -11,9 +11,10 @@ docs/reader-protocol.md.
 import struct
 
 try:
-    from binascii import crc_hqx as _crc_hqx  # CPython's C implementation of the same CRC
+    # CPython's C implementation of the same CRC (MicroPython's binascii has none).
+    from binascii import crc_hqx as _crc_hqx  # type: ignore[attr-defined,unused-ignore]
 except ImportError:  # MicroPython: the table below
-    _crc_hqx = None
+    _crc_hqx = None  # type: ignore[assignment,unused-ignore]
 
 SYNC = b"\xa5\x5a"
 HEADER_LEN = 7  # sync(2) + length(2) + seq(1) + type(1) + header check(1)
@@ -167,7 +168,7 @@ class FrameReader:
     def feed(self, data: bytes | bytearray) -> list[tuple[int, int, bytes, int]]:
         """Add received bytes; return the complete frames they finished, in order."""
         self.buffer += data
-        out = []
+        out: list[tuple[int, int, bytes, int]] = []
         while True:
             consumed, bad, crc_errors, seq, msg_type, payload = decode_frame(
                 self.buffer, self.max_payload

@@ -55,6 +55,9 @@ class PtyLink(Link):
             return 0  # the pty buffer is full: the host is not reading
 
 
+TX_CHUNK = 4096  # whole frames to the pty (a port opening flushes whole frames, not halves)
+
+
 class Faults:
     """Frames to lose or damage between the firmware and the wire."""
 
@@ -68,7 +71,7 @@ class FaultyFifo(TxFifo):
     sequence number but never reaches the wire; a corrupted one goes out with a bad CRC."""
 
     def __init__(self, limit: int, faults: Faults) -> None:
-        super().__init__(limit)
+        super().__init__(limit, chunk=TX_CHUNK)
         self.faults = faults
         self.injected_drops = 0
 
