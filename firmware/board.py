@@ -165,8 +165,7 @@ class Board:
             seen = scanner.read(index)
             self._fault(index)
             for uid in scanner.settle(index, seen if seen is not None else []):
-                text = "tag limit reached on %s: %s" % (self.names[index], protocol.hex_uid(uid))
-                self.send_error(protocol.ERR_TAG_LIMIT, text)
+                self._refuse(index, uid)
         self.booted = True
         if self.inventory_wanted:
             self.inventory_wanted = False
@@ -184,9 +183,12 @@ class Board:
             board_ms = report.board_ms & protocol.U32_MAX
             self.send_frame(report.msg_type, protocol.tag_payload(report.index, report.uid, board_ms))
         for uid in refused:
-            text = "tag limit reached on %s: %s" % (self.names[index], protocol.hex_uid(uid))
-            self.send_error(protocol.ERR_TAG_LIMIT, text)
+            self._refuse(index, uid)
         return len(reports)
+
+    def _refuse(self, index: int, uid: bytes) -> None:
+        text = "tag limit reached on %s: %s" % (self.names[index], protocol.hex_uid(uid))
+        self.send_error(protocol.ERR_TAG_LIMIT, text)
 
     def _fault(self, index: int) -> None:
         fault = self.scanner.faults[index]

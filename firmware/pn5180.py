@@ -157,6 +157,7 @@ class PN5180:
         self.timeout_ticks = -1
         self.spi_frames = 0  # SPI transactions so far (figures for docs/benchmarks.md)
         self.ready = False  # begin() succeeded since the last reset
+        self.armed = False  # the transceiver waits to transmit (transceive command running)
         self.crc_on = -1  # CRC enable last written (-1: unknown), to skip needless writes
         self.align = -1  # RX_BIT_ALIGN last written
 
@@ -225,6 +226,7 @@ class PN5180:
 
     def rf_off(self) -> None:
         self._frame(bytes([RF_OFF, 0x00]))
+        self.armed = False
 
     def send_data(self, data: bytes, last_bits: int = 0) -> None:
         """SEND_DATA: `last_bits` valid bits in the last byte (0: all eight)."""
@@ -260,6 +262,7 @@ class PN5180:
         self.rf_config = (-1, -1)
         self.timeout_ticks = -1
         self.crc_on = self.align = -1
+        self.armed = False
         self.ready = True
         return product[1] << 8 | product[0], firmware[1] << 8 | firmware[0]
 
@@ -280,13 +283,18 @@ class PN5180:
         if ticks != self.timeout_ticks:
             self.write_register(TIMER1_RELOAD, ticks)
             self.timeout_ticks = ticks
-        self.and_register(SYSTEM_CONFIG, 0xFFFFFFFF ^ COMMAND_MASK)  # idle
-        self.or_register(SYSTEM_CONFIG, COMMAND_TRANSCEIVE)  # now waiting to transmit
+        if not self.armed:
+            self.and_register(SYSTEM_CONFIG, 0xFFFFFFFF ^ COMMAND_MASK)  # idle
+            self.or_register(SYSTEM_CONFIG, COMMAND_TRANSCEIVE)  # now waiting to transmit
+            self.armed = True
         self.write_register(IRQ_CLEAR, IRQ_ALL)
         self.send_data(data, last_bits)
         irq = self._wait_irq(IRQ_RX | IRQ_TIMER1)
         if not irq & IRQ_RX:
+            # No answer: the transceiver still waits to receive; idle it before the next one.
+            self.armed = False
             return Exchange(b"", 0, True)
+        # After a reception the transceive command goes back to waiting to transmit.
         status = self.read_register(RX_STATUS)
         count = status & RX_BYTES_MASK
         return Exchange(self.read_data(count) if count else b"", status, False)
@@ -382,19 +390,26 @@ class PN5180:
     def scan_14443a(self) -> list[bytes]:
         """Every ISO 14443A card in the field (4, 7 or 10-byte UIDs), field already on.
 
-        REQA wakes the idle cards; the anticollision loop reads one UID bit by bit, choosing
-        a branch at every collision; SELECT completes each cascade level; HLTA puts the card
-        to sleep so the next REQA finds the others.
+        REQA wakes the idle cards; the anticollision loop reads one UID bit by bit, taking
+        the 1 branch at every collision and keeping the 0 branch for later; SELECT completes
+        each cascade level; HLTA puts the card to sleep. The next card starts from a kept
+        branch: after REQA, the levels already known are selected directly and the
+        anticollision resumes at the branch point, so a pile of n cards costs n walks down
+        one branch each, not n walks from the root.
         """
         uids: list[bytes] = []
+        branches: list[tuple[bytes, int, int]] = []  # (known levels, bits known, their value)
         for _ in range(MAX_CARDS):
             self._crc(False)
             self._rx_align(0)
             atqa = self.transceive(bytes([REQA]), TIMEOUT_14443A_US, last_bits=7)
             if not atqa.answered:
                 break
-            uid = self._select_card()
+            start = branches.pop() if branches else (b"", 0, 0)
+            uid = self._select_card(start, branches)
             if uid is None:
+                if start[0] or start[1]:
+                    continue  # that branch's cards left the field: try the next one
                 break
             if uid not in uids:
                 uids.append(uid)
@@ -402,28 +417,45 @@ class PN5180:
             self.transceive(bytes([HLTA, 0x00]), TIMEOUT_HLTA_US)  # no answer: halted
         return uids
 
-    def _select_card(self) -> bytes | None:
+    def _select(self, sel: int, level: bytes) -> int:
+        """SELECT one cascade level (5 bytes with BCC); the SAK, or -1 if nothing answered."""
+        self._crc(True)
+        self._rx_align(0)
+        answer = self.transceive(bytes([sel, 0x70]) + level, TIMEOUT_14443A_US)
+        if answer.timed_out or answer.errors or not answer.data:
+            return -1
+        return answer.data[0]
+
+    def _select_card(
+        self, start: tuple[bytes, int, int], branches: list[tuple[bytes, int, int]]
+    ) -> bytes | None:
+        done, count, known = start
         uid = b""
-        for sel in SEL_LEVELS:
-            self._crc(False)
-            level = self._anticollision(sel)
-            if level is None or level[0] ^ level[1] ^ level[2] ^ level[3] != level[4]:
-                return None
-            self._crc(True)
-            self._rx_align(0)
-            answer = self.transceive(bytes([sel, 0x70]) + level, TIMEOUT_14443A_US)
-            if answer.timed_out or answer.errors or not answer.data:
-                return None
-            if answer.data[0] & SAK_CASCADE:
-                uid += level[1:4]  # cascade tag 0x88, then three UID bytes
+        for index in range(len(SEL_LEVELS)):
+            sel = SEL_LEVELS[index]
+            if len(done) >= 5 * (index + 1):
+                level = done[5 * index : 5 * index + 5]  # a level the branch already knows
             else:
+                self._crc(False)
+                found = self._anticollision(sel, done, count, known, branches)
+                count = known = 0
+                if found is None or found[0] ^ found[1] ^ found[2] ^ found[3] != found[4]:
+                    return None
+                level = found
+                done += level
+            sak = self._select(sel, level)
+            if sak < 0:
+                return None
+            if not sak & SAK_CASCADE:
                 return uid + level[0:4]
+            uid += level[1:4]  # cascade tag 0x88, then three UID bytes
         return None
 
-    def _anticollision(self, sel: int) -> bytes | None:
-        """The 5 bytes (UID part and BCC) of one card at this cascade level."""
-        known = 0  # UID bits read so far, bit i of the integer = bit i on air (LSB first)
-        count = 0
+    def _anticollision(
+        self, sel: int, done: bytes, count: int, known: int, branches: list[tuple[bytes, int, int]]
+    ) -> bytes | None:
+        """The 5 bytes (UID part and BCC) of one card at this cascade level, starting from
+        `count` known bits; the 0 side of every collision is kept in `branches`."""
         for _ in range(41):
             whole, bits = count // 8, count % 8
             frame = bytes([sel, (2 + whole) << 4 | bits])
@@ -440,9 +472,9 @@ class PN5180:
                 at = answer.collision_bit - bits  # bits before the collision are common
                 if at < 0 or count + at >= 40:
                     return None
-                common = received & ((1 << at) - 1)
-                known |= common << count
-                known |= 1 << (count + at)  # take the branch of the cards with a 1 there
+                known |= (received & ((1 << at) - 1)) << count
+                branches.append((done, count + at + 1, known))  # the cards with a 0 there
+                known |= 1 << (count + at)  # go on with the cards with a 1 there
                 count += at + 1
                 continue
             known |= received << count

@@ -130,10 +130,8 @@ def make_tag(uid: bytes) -> VicinityTag | ProximityTag:
 
 
 def _bits_of(data: bytes) -> int:
-    value = 0
-    for i, byte in enumerate(data):
-        value |= byte << (8 * i)
-    return value
+    """Bytes as an integer, first byte lowest (the order bits go on air)."""
+    return int.from_bytes(data, "little")
 
 
 class SimPN5180:
@@ -162,6 +160,7 @@ class SimPN5180:
         self.event_status = 0
         self.event_data = b""
         self.rx_data = b""
+        self.receiving = False  # timed out: waits to receive until set idle
         self.slot = -1
         self.slots = 0
         self.slot_groups: list[list[VicinityTag]] = []
@@ -238,6 +237,7 @@ class SimPN5180:
             self._raise(chip.IRQ_TX_RFON, self.clock.now + RF_ON_US)
         elif command == chip.RF_OFF:
             self.rf = False
+            self.receiving = False
             self._power_off_tags()
             self.event_at = -1.0
             self.registers[chip.IRQ_STATUS] |= chip.IRQ_TX_RFOFF
@@ -259,9 +259,10 @@ class SimPN5180:
         elif command == chip.WRITE_REGISTER_AND_MASK:
             value = old & value
         self.registers[address] = value & 0xFFFFFFFF
-        if address == chip.SYSTEM_CONFIG:
-            if value & chip.COMMAND_MASK != chip.COMMAND_TRANSCEIVE:
-                self.event_at = -1.0  # idle aborts an exchange in progress
+        idle = value & chip.COMMAND_MASK != chip.COMMAND_TRANSCEIVE
+        if address == chip.SYSTEM_CONFIG and idle:
+            self.event_at = -1.0  # idle aborts an exchange in progress
+            self.receiving = False
 
     def _read_register(self, address: int) -> int:
         if address == chip.IRQ_STATUS and 0 <= self.clock.now < self.event_at:
@@ -276,12 +277,13 @@ class SimPN5180:
     def _state(self) -> int:
         if self.registers[chip.SYSTEM_CONFIG] & chip.COMMAND_MASK != chip.COMMAND_TRANSCEIVE:
             return 0
-        return chip.STATE_WAIT_TRANSMIT if self.event_at < 0 else 3
+        return chip.STATE_WAIT_TRANSMIT if self.event_at < 0 and not self.receiving else 3
 
     def _settle(self) -> None:
         """Apply an exchange whose end time has come."""
         if 0 <= self.event_at <= self.clock.now:
             self.registers[chip.IRQ_STATUS] |= self.event_irq
+            self.receiving = bool(self.event_irq & chip.IRQ_TIMER1)
             if self.event_irq & chip.IRQ_RX:
                 self.registers[chip.RX_STATUS] = self.event_status
                 self.rx_data = self.event_data

@@ -23,11 +23,14 @@ from firmware import protocol
 from firmware.board import Board
 from firmware.pn5180 import PN5180
 from firmware.scanner import Antenna, Scanner
-from firmware_sim.hardware import FaultyFifo, Faults, PtyLink, SimClock
+from firmware_sim.hardware import Faults, FaultyFifo, PtyLink, SimClock
 from firmware_sim.pn5180_sim import SimBus, SimPN5180, VirtualClock
 
 TX_QUEUE_LIMIT = 64 * 1024  # bytes waiting for the host; beyond this new frames are dropped
-SCAN_PAUSE_MS = 250  # between the firmware's own full scans (a move is scanned at once)
+#: Pause between the firmware's own full scans. On the board it is 0 (scan continuously);
+#: here every move is scanned at once by the hand that makes it, so the loop's own rounds
+#: only confirm what is already known and are spaced out to leave the CPU to the table.
+SCAN_PAUSE_MS = 2000
 
 
 class _SimBoard(Board):
@@ -131,8 +134,10 @@ class ReaderBoardSim:
             self._retire()
             self._faults = Faults()
             self.bus.reset()
-            chips = [PN5180(self.bus, channel, self.rf_clock) for channel in range(len(self.frontends))]
-            antennas = [Antenna(name, [chips[i]], self.protocols) for i, name in enumerate(self.antennas)]
+            antennas = [
+                Antenna(name, [PN5180(self.bus, i, self.rf_clock)], self.protocols)
+                for i, name in enumerate(self.antennas)
+            ]
             board = _SimBoard(
                 Scanner(antennas, debounce_out=self.debounce_out),
                 PtyLink(self._master),
@@ -357,7 +362,7 @@ class ReaderBoardSim:
                     return
                 wait_ms = board.step()
                 pending = board.fifo.size > 0
-            readable, writable, _ = select.select(
+            readable, _, _ = select.select(
                 [self._master, self._wake_r],
                 [self._master] if pending else [],
                 [],

@@ -7,6 +7,11 @@ cd "$(dirname "$0")/.."
 APT_PACKAGES=(mosquitto mosquitto-clients openssl pcscd vsmartcard-vpcd libpcsclite-dev
               swig python3-venv python3-dev gcc
               systemd)  # systemd-analyze: tests/test_systemd.py checks the unit offline
+# Node and npm run MicroPython's WebAssembly port (the firmware tests); a machine whose node
+# comes from elsewhere (with its own npm) keeps it.
+if ! command -v node >/dev/null || ! command -v npm >/dev/null; then
+    APT_PACKAGES+=(nodejs npm)
+fi
 missing=()
 for pkg in "${APT_PACKAGES[@]}"; do
     dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" \
@@ -30,4 +35,18 @@ if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ]; then
     .venv/bin/python -m pip install -q --upgrade pip
     .venv/bin/python -m pip install -q -e '.[test]'
     touch "$stamp"
+fi
+
+# The firmware's MicroPython checks: the RP2040 stubs (kept out of the venv's site-packages,
+# whose `time`/`select` stubs would shadow CPython's) and the WebAssembly interpreter.
+MPY_STUBS=(micropython-rp2-rpi-pico-stubs==1.29.*)
+if [ ! -f .venv/mpy-stubs/.installed ] || [ scripts/setup.sh -nt .venv/mpy-stubs/.installed ]; then
+    rm -rf .venv/mpy-stubs
+    .venv/bin/python -m pip install -q --target .venv/mpy-stubs "${MPY_STUBS[@]}"
+    touch .venv/mpy-stubs/.installed
+fi
+if [ ! -d firmware_sim/wasm/node_modules ] \
+        || [ firmware_sim/wasm/package-lock.json -nt firmware_sim/wasm/node_modules ]; then
+    (cd firmware_sim/wasm && npm ci --no-audit --no-fund --loglevel=error)
+    touch firmware_sim/wasm/node_modules
 fi
