@@ -180,8 +180,10 @@ class Board:
             return 0  # a failed read says nothing about the tags: no report
         reports, refused = scanner.update(index, seen, self.now_ms())
         for report in reports:
-            board_ms = report.board_ms & protocol.U32_MAX
-            self.send_frame(report.msg_type, protocol.tag_payload(report.index, report.uid, board_ms))
+            payload = protocol.tag_payload(
+                report.index, report.uid, report.board_ms & protocol.U32_MAX
+            )
+            self.send_frame(report.msg_type, payload)
         for uid in refused:
             self._refuse(index, uid)
         return len(reports)

@@ -142,6 +142,7 @@ class SimPN5180:
         self.tags: list[VicinityTag | ProximityTag] = []
         self.dead = False  # a broken or missing front-end: BUSY never falls
         self.frames = 0
+        self.violations = 0  # frames clocked in while BUSY was high (the chip ignores them)
         self.exchanges = 0
         self.air_us = 0.0
         self.reset()
@@ -200,6 +201,10 @@ class SimPN5180:
 
     def read(self, count: int) -> bytes:
         """The answer frame after READ_REGISTER / READ_DATA / READ_EEPROM."""
+        if self.clock.now < self.busy_until:
+            self.violations += 1
+            self._spi_time(count)
+            return b"\xff" * count
         self._spi_time(count)
         if self.dead:
             return b"\xff" * count
@@ -209,7 +214,11 @@ class SimPN5180:
         return data + b"\xff" * (count - len(data))
 
     def write(self, frame: bytes) -> None:
-        """A command frame."""
+        """A command frame (ignored if the host did not wait for BUSY to fall)."""
+        if self.clock.now < self.busy_until:
+            self.violations += 1
+            self._spi_time(len(frame))
+            return
         self._spi_time(len(frame))
         if self.dead or not frame:
             return
