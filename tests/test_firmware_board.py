@@ -205,7 +205,8 @@ def test_a_full_fifo_drops_frames_and_says_how_many_once_drained() -> None:
     board.step()
     frames = wire.frames()
     error = [f.msg for f in frames if isinstance(f.msg, m.BoardError)][-1]
-    assert (error.code, error.text) == (m.ERR_TX_OVERFLOW, f"{board.fifo.frames_dropped} frames dropped")
+    dropped = board.fifo.frames_dropped
+    assert (error.code, error.text) == (m.ERR_TX_OVERFLOW, f"{dropped} frames dropped")
     gaps = [f.gap for f in frames if f.gap]
     assert sum(gaps) == board.fifo.frames_dropped  # the host sees the very same loss
 
@@ -234,9 +235,8 @@ class Recorder:
 
     def reports(self) -> list[m.TagIn | m.TagOut]:
         with self.cond:
-            return [
-                x.msg for x in self.log if isinstance(x, Frame) and isinstance(x.msg, m.TagIn | m.TagOut)
-            ]
+            frames = [x for x in self.log if isinstance(x, Frame)]
+            return [f.msg for f in frames if isinstance(f.msg, m.TagIn | m.TagOut)]
 
     def moves(self) -> list[tuple[str, str, str | None]]:
         with self.cond:

@@ -19,7 +19,7 @@ ROOT = FIRMWARE.parent
 def test_every_firmware_file_compiles_with_mpy_cross(tmp_path: Path) -> None:
     sources = sorted(FIRMWARE.glob("*.py"))
     # The simulated PN5180 and the WebAssembly harness run under MicroPython too.
-    sources += [ROOT / "firmware_sim" / "pn5180_sim.py", ROOT / "firmware_sim" / "wasm" / "harness.py"]
+    sources += [ROOT / "firmware_sim" / "pn5180_sim.py", ROOT / "firmware_sim/wasm/harness.py"]
     assert {p.name for p in sources} >= {"protocol.py", "pn5180.py", "board.py", "hal_rp2.py"}
     for arch in ("armv6m", "armv7emsp"):
         for source in sources:

@@ -31,7 +31,7 @@ def vicinity_uid(rng: random.Random) -> bytes:
 
 
 def test_begin_reads_the_versions_and_a_missing_chip_is_an_error() -> None:
-    clock, sims, drivers = rig(2)
+    _, sims, drivers = rig(2)
     assert drivers[0].begin() == (0x0305, 0x0400)  # product 3.5, firmware 4.0 (little endian)
     sims[1].dead = True
     with pytest.raises(HardwareError, match="BUSY stuck"):
@@ -50,7 +50,7 @@ def test_registers_write_or_and_read_and_irq_clear() -> None:
 
 
 def test_every_frame_waits_for_busy_to_fall() -> None:
-    clock, sims, (driver,) = rig()
+    _, sims, (driver,) = rig()
     rng = random.Random(1)
     for _ in range(12):
         sims[0].place(vicinity_uid(rng))
@@ -144,7 +144,7 @@ def test_iso14443a_single_double_and_triple_size_uids() -> None:
 def test_iso14443a_overlapping_cards_with_a_common_prefix(count: int) -> None:
     _, sims, (driver,) = rig()
     # A deck: the first cascade level is the same for every card; they differ in the last bits.
-    uids = {bytes.fromhex("04A000000000%02X" % i) for i in range(1, count + 1)}
+    uids = {bytes.fromhex(f"04A000000000{i:02X}") for i in range(1, count + 1)}
     for uid in uids:
         sims[0].place(uid)
     assert set(driver.read_tags((chip.ISO14443A,))) == uids
