@@ -6,6 +6,7 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable, Iterator
+from pathlib import Path
 
 import pytest
 
@@ -339,3 +340,21 @@ def test_the_simulated_board_runs_the_real_pn5180_driver() -> None:
         assert board.frontends[0].violations == 0
     finally:
         board.stop()
+
+
+def test_the_documented_frames_of_both_versions() -> None:
+    doc = (Path(__file__).resolve().parent.parent / "docs" / "reader-protocol.md").read_text()
+    card = bytes.fromhex("04A1B2C3D4E5F6")
+    v2 = encode(m.TagIn(2, card, board_ms=1234567), 7)
+    assert v2.hex(" ").upper() in doc
+    assert FrameDecoder().feed(v2)[0].msg == m.TagIn(2, card, board_ms=1234567)
+    v1 = bytes.fromhex("A55A00090702F3020704A1B2C3D4E5F63AEF")  # a version 1 board's TAG_IN
+    assert v1.hex(" ").upper() in doc
+    assert FrameDecoder().feed(v1)[0].msg == m.TagIn(2, card, board_ms=None)
+    inventory = m.Inventory(((card[:4],), (), (card,)), board_ms=1500)
+    assert encode(inventory, 8).hex(" ").upper() in doc.replace("\n", " ")
+    # Neither three trailing bytes nor five: only none (version 1) or four (version 2).
+    for extra in (b"\x00\x01\x02", b"\x00\x01\x02\x03\x04"):
+        payload = protocol.tag_payload(2, card) + extra
+        with pytest.raises(ProtocolError, match="truncated|trailing"):
+            m.TagIn.parse(payload)
