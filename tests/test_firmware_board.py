@@ -356,5 +356,5 @@ def test_the_documented_frames_of_both_versions() -> None:
     # Neither three trailing bytes nor five: only none (version 1) or four (version 2).
     for extra in (b"\x00\x01\x02", b"\x00\x01\x02\x03\x04"):
         payload = protocol.tag_payload(2, card) + extra
-        with pytest.raises(ProtocolError, match="truncated|trailing"):
+        with pytest.raises(ProtocolError, match=r"truncated|trailing"):
             m.TagIn.parse(payload)
