@@ -89,6 +89,7 @@ class UsbLink(Link):
         self.inp.register(sys.stdin, select.POLLIN)
         self.out = select.poll()
         self.out.register(sys.stdout, select.POLLOUT)
+        self.waiting = -1  # ticks_ms since the port last refused to take bytes
 
     def read(self) -> bytes | None:
         data = bytearray()
@@ -100,8 +101,18 @@ class UsbLink(Link):
         return bytes(data)
 
     def write(self, data: bytes) -> int:
+        import time
+
         if not self.out.poll(0):
-            return 0
+            # Not writable: the host is not reading. Should a port never report POLLOUT,
+            # write anyway after a second (MicroPython then waits at most its CDC timeout).
+            now = time.ticks_ms()
+            if self.waiting < 0:
+                self.waiting = now  # type: ignore[assignment]
+                return 0
+            if time.ticks_diff(now, self.waiting) < 1000:
+                return 0
+        self.waiting = -1
         written = sys.stdout.buffer.write(data)
         return len(data) if written is None else written
 
