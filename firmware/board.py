@@ -39,6 +39,8 @@ class TxFifo:
         return True
 
     def push_raw(self, data: bytes) -> bool:
+        if not data:
+            return True  # nothing to send (an empty chunk would stall the drain)
         if self.size + len(data) > self.limit:
             return False
         self.chunks.append(data)
@@ -50,6 +52,10 @@ class TxFifo:
         written = 0
         while self.chunks:
             chunk = self.chunks[0]
+            if self.head >= len(chunk):
+                self.chunks.pop(0)
+                self.head = 0
+                continue
             end = min(len(chunk), self.head + self.chunk)
             count = link.write(chunk[self.head : end])
             if count <= 0:

@@ -9,6 +9,7 @@ link, which is a pty whose slave side pyserial opens like /dev/ttyACM0.
 from __future__ import annotations
 
 import contextlib
+import logging
 import os
 import select
 import threading
@@ -25,6 +26,8 @@ from firmware.pn5180 import PN5180
 from firmware.scanner import Antenna, Scanner
 from firmware_sim.hardware import Faults, FaultyFifo, PtyLink, SimClock
 from firmware_sim.pn5180_sim import SimBus, SimPN5180, VirtualClock
+
+log = logging.getLogger(__name__)
 
 TX_QUEUE_LIMIT = 64 * 1024  # bytes waiting for the host; beyond this new frames are dropped
 #: Pause between the firmware's own full scans. On the board it is 0 (scan continuously);
@@ -103,6 +106,7 @@ class ReaderBoardSim:
         self.boots = 0
         self.path = ""
         self.requests: list[str] = []
+        self.crashes: list[str] = []  # firmware exceptions (each rebooted the board)
 
     # -- lifecycle -------------------------------------------------------------------------
 
@@ -360,7 +364,13 @@ class ReaderBoardSim:
                 board = self._board
                 if board is None:
                     return
-                wait_ms = board.step()
+                try:
+                    wait_ms = board.step()
+                except Exception as exc:  # a firmware bug: the board's watchdog reboots it
+                    log.exception("reader board firmware failed; rebooting it")
+                    self.crashes.append(f"{type(exc).__name__}: {exc}")
+                    self._boot()
+                    continue
                 pending = board.fifo.size > 0
             readable, _, _ = select.select(
                 [self._master, self._wake_r],

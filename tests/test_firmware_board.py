@@ -358,3 +358,12 @@ def test_the_documented_frames_of_both_versions() -> None:
         payload = protocol.tag_payload(2, card) + extra
         with pytest.raises(ProtocolError, match=r"truncated|trailing"):
             m.TagIn.parse(payload)
+
+
+def test_an_empty_write_never_stalls_the_fifo() -> None:
+    fifo = TxFifo(100)
+    wire = Wire()
+    assert fifo.push_raw(b"")
+    assert fifo.push_frame(encode(m.Heartbeat(5), 0))
+    fifo.drain(wire)
+    assert fifo.size == 0 and [f.msg for f in wire.frames()] == [m.Heartbeat(5)]
