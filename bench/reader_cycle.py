@@ -180,7 +180,8 @@ def micropython_per_spi(tmp: Path) -> dict[str, Any] | None:
         "            assert len(driver.read_tags(protocols)) == len(uids)\n"
         "        spent = time.ticks_diff(time.ticks_us(), start)\n"
         "        if report:\n"
-        "            print(label, '|', spent / rounds, '|', (driver.spi_frames - frames) / rounds)\n"
+        "            frames = (driver.spi_frames - frames) / rounds\n"
+        "            print(label, '|', spent / rounds, '|', frames)\n"
     )
     done = subprocess.run(
         [node, str(board_js), str(ROOT), "--run", str(script)],

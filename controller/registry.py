@@ -56,7 +56,9 @@ def _check_id(kind: str, registry_id: object) -> str:
 
 def _check_uid(uid: object) -> str:
     if not isinstance(uid, str) or not is_uid(uid):
-        raise RegistryError(f"[tags] bad uid {uid!r}: expected 8, 14, 16 or 20 uppercase hex digits")
+        raise RegistryError(
+            f"[tags] bad uid {uid!r}: expected 8, 14, 16 or 20 uppercase hex digits"
+        )
     return uid
 
 
