@@ -3,7 +3,8 @@
 One `step()` reads what the host sent, scans one antenna (the first step after power-up
 reads every antenna silently: what lies there is reported by INVENTORY, not as arrivals),
 sends the heartbeat and the periodic inventory when due, and moves queued frames to the USB
-link without ever blocking. `run()` repeats it forever. Frames wait in a bounded transmit
+link without ever blocking. The board repeats it forever (hal_rp2.start, with a watchdog);
+the simulator runs it from its own thread. Frames wait in a bounded transmit
 FIFO: when the host does not read, new frames are dropped and, once the FIFO has drained,
 ERROR 4 says how many (the host also sees the sequence gap and asks for an INVENTORY).
 """
@@ -246,10 +247,3 @@ class Board:
         wait = min(wait, max(0, self.timers()))
         self.transmit()
         return wait
-
-    def run(self) -> None:
-        """Forever: step, and sleep only when the scan pause allows it."""
-        while True:
-            wait = self.step()
-            if wait > 0:
-                self.clock.sleep_ms(min(wait, 10))  # stay responsive to the host

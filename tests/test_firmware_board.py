@@ -367,3 +367,13 @@ def test_an_empty_write_never_stalls_the_fifo() -> None:
     assert fifo.push_frame(encode(m.Heartbeat(5), 0))
     fifo.drain(wire)
     assert fifo.size == 0 and [f.msg for f in wire.frames()] == [m.Heartbeat(5)]
+
+
+def test_the_boards_table_crc_is_the_hosts_crc() -> None:
+    import random
+
+    rng = random.Random(17)
+    for size in (0, 1, 9, 100, 1033):
+        data = rng.randbytes(size)
+        assert protocol.crc16_table(data) == protocol.crc16(data)  # table (board) == C (host)
+    assert protocol.crc16_table(b"123456789") == 0x29B1
