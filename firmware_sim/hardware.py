@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import time
 
+from firmware import protocol
 from firmware.board import TxFifo
 from firmware.hal import Clock, Link
 from firmware_sim.pn5180_sim import TICKS_HALF, TICKS_MASK, TICKS_PERIOD
@@ -68,7 +69,11 @@ class Faults:
 
 class FaultyFifo(TxFifo):
     """The firmware's transmit FIFO, with fault injection: a dropped frame used up its
-    sequence number but never reaches the wire; a corrupted one goes out with a bad CRC."""
+    sequence number but never reaches the wire; a corrupted one goes out with a bad CRC.
+
+    HEARTBEATs, which the board sends on its own clock, are never the frame chosen: the
+    fault falls on the next frame the test itself caused (a report, a HELLO, an ERROR...).
+    """
 
     def __init__(self, limit: int, faults: Faults) -> None:
         super().__init__(limit, chunk=TX_CHUNK)
@@ -76,6 +81,8 @@ class FaultyFifo(TxFifo):
         self.injected_drops = 0
 
     def push_frame(self, frame: bytes) -> bool:
+        if frame[5] == protocol.HEARTBEAT:
+            return super().push_frame(frame)
         if self.faults.drop:
             self.faults.drop -= 1
             self.injected_drops += 1

@@ -289,12 +289,13 @@ class ReaderBoardSim:
         self._with_board(lambda board: board.fifo.push_raw(bytes(data)))
 
     def drop_next(self, n: int = 1) -> None:
-        """The next `n` frames use up their sequence numbers but never reach the wire."""
+        """The next `n` frames use up their sequence numbers but never reach the wire
+        (heartbeats excepted: they come on the board's own schedule)."""
         with self._lock:
             self._faults.drop += n
 
     def corrupt_next(self) -> None:
-        """The next frame goes out with a wrong CRC."""
+        """The next frame (heartbeats excepted) goes out with a wrong CRC."""
         with self._lock:
             self._faults.corrupt += 1
 
