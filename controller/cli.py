@@ -311,6 +311,15 @@ def cmd_register_deck(args: argparse.Namespace) -> int:
     )
 
 
+def cmd_antennas(args: argparse.Namespace) -> int:
+    """`tablectl antennas`: which antenna of a reader board reads which tag, live."""
+    from controller.antennas import check_antennas
+
+    return check_antennas(
+        _config(args.config), args.reader, seconds=args.seconds, simulate=args.simulate
+    )
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser (the commands of README.md, "The command line")."""
     parser = argparse.ArgumentParser(prog="tablectl", description=__doc__)
@@ -393,6 +402,15 @@ def build_parser() -> argparse.ArgumentParser:
         help="sim backend: place 52 simulated tags on the antenna",
     )
     p.set_defaults(func=cmd_register_deck)
+
+    p = sub.add_parser("antennas", help="show live which antenna of a reader reads which tag")
+    p.add_argument("--config", type=Path, required=True)
+    p.add_argument("--reader", default="cards", choices=["cards", "chips"])
+    p.add_argument("--seconds", type=float, default=None, help="stop after this long")
+    p.add_argument(
+        "--simulate", action="store_true", help="sim backend: walk a tag across every antenna"
+    )
+    p.set_defaults(func=cmd_antennas)
     return parser
 
 

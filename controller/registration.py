@@ -73,7 +73,7 @@ class DeckRegistration:
         """A tag was read: assign it the next card, or refuse it (state unchanged)."""
         uid = uid.strip().upper()
         if not is_uid(uid):
-            return self._refuse(uid, None, f"bad uid {uid!r}: expected 8, 14 or 20 hex digits")
+            return self._refuse(uid, None, f"bad uid {uid!r}: expected 8, 14, 16 or 20 hex digits")
         if uid in self._by_uid:
             known = self._by_uid[uid]
             return self._refuse(uid, known, f"duplicate tag, already registered as {known}")

@@ -22,8 +22,8 @@ SUITS = "cdhs"
 CARDS: tuple[str, ...] = tuple(rank + suit for rank in RANKS for suit in SUITS)
 DECK_SIZE = len(CARDS)
 
-# ISO 14443 tag uids: 4, 7 or 10 bytes, written as uppercase hex.
-UID_RE = re.compile(r"^(?:[0-9A-F]{8}|[0-9A-F]{14}|[0-9A-F]{20})$")
+# Tag uids in uppercase hex: ISO 14443 (4, 7 or 10 bytes) or ISO 15693 (8 bytes).
+UID_RE = re.compile(r"^(?:[0-9A-F]{8}|[0-9A-F]{14}|[0-9A-F]{16}|[0-9A-F]{20})$")
 REGISTRY_ID_RE = re.compile(r"^[A-Za-z0-9_.-]+$")
 _CARD_INDEX = {card: i for i, card in enumerate(CARDS)}
 _TOML_POS_RE = re.compile(r"\s*\(at line (\d+), column (\d+)\)\s*$")
@@ -31,7 +31,7 @@ _QUOTED_KEY_RE = re.compile(r'^\s*"([^"]*)"\s*=')
 
 
 def is_uid(uid: str) -> bool:
-    """True for 8, 14 or 20 uppercase hex digits."""
+    """True for 8, 14, 16 or 20 uppercase hex digits."""
     return UID_RE.match(uid) is not None
 
 
@@ -56,7 +56,9 @@ def _check_id(kind: str, registry_id: object) -> str:
 
 def _check_uid(uid: object) -> str:
     if not isinstance(uid, str) or not is_uid(uid):
-        raise RegistryError(f"[tags] bad uid {uid!r}: expected 8, 14 or 20 uppercase hex digits")
+        raise RegistryError(
+            f"[tags] bad uid {uid!r}: expected 8, 14, 16 or 20 uppercase hex digits"
+        )
     return uid
 
 

@@ -103,10 +103,23 @@ class ScriptPlayer:
         if board is None or uid is None:
             self.daemon.submit(event.__class__(**{**_fields(event), "t": self.daemon.now()}))
             return
-        if isinstance(event, TagIn):
-            board.place(event.antenna, uid)
-        else:
-            board.remove(event.antenna, uid)
+        arriving = isinstance(event, TagIn)
+        moved = board.place(event.antenna, uid) if arriving else board.remove(event.antenna, uid)
+        if moved:
+            self._wait_taken(board_name, event.antenna, uid.upper(), arriving)
+
+    def _wait_taken(self, reader: str, antenna: str, uid: str, present: bool) -> None:
+        """Wait (2 s at most) until the daemon's reader has the move: a dealer's next action
+        comes after the board has reported this one, as at a real table, where a hand takes
+        longer than a scan (at a high --speed it might otherwise overtake the report)."""
+        drivers = [d for d in self.daemon.devices.readers if d.name == reader]
+        if not drivers:
+            return
+        deadline = time.monotonic() + 2.0
+        while time.monotonic() < deadline:
+            if (uid in drivers[0].positions().get(antenna, ())) == present:
+                return
+            time.sleep(0.002)
 
     def _chip_uid(self, chip: str, value: int) -> str | None:
         uid = self.chip_uids.get(chip)

@@ -1,54 +1,69 @@
-"""RFID reader board firmware simulator: speaks the reader protocol on a real pseudo-terminal."""
+"""A reader board on a real pseudo-terminal, running the real firmware on simulated hardware.
+
+The firmware in `firmware/` (its main loop, antenna scan, debounce, PN5180 driver and the
+shared protocol module) runs here unchanged; only the hardware is simulated: the PN5180
+front-ends and the tags in their fields (firmware_sim/pn5180_sim.py), the clock, and the USB
+link, which is a pty whose slave side pyserial opens like /dev/ttyACM0.
+"""
 
 from __future__ import annotations
 
 import contextlib
+import logging
 import os
 import select
 import threading
-import time
 import tty
-from collections import deque
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from controller.errors import ProtocolError
-from drivers.reader.framing import MAX_PAYLOAD, FrameDecoder, FrameEncoder
-from drivers.reader.messages import (
-    ERR_RX_CRC,
-    ERR_TAG_LIMIT,
-    ERR_TX_OVERFLOW,
-    ERR_UNKNOWN_TYPE,
-    BoardError,
-    Heartbeat,
-    Hello,
-    HelloRequest,
-    Inventory,
-    InventoryRequest,
-    Message,
-    TagIn,
-    TagOut,
-    check_uid,
-    uid_from_hex,
-    uid_hex,
-)
+from drivers.reader.messages import Hello, Message, check_uid, uid_from_hex, uid_hex
+from firmware import pn5180 as chip
+from firmware import protocol
+from firmware.board import Board
+from firmware.pn5180 import PN5180
+from firmware.scanner import Antenna, Scanner
+from firmware_sim.hardware import Faults, FaultyFifo, PtyLink, SimClock
+from firmware_sim.pn5180_sim import SimBus, SimPN5180, VirtualClock
+
+log = logging.getLogger(__name__)
 
 TX_QUEUE_LIMIT = 64 * 1024  # bytes waiting for the host; beyond this new frames are dropped
+#: Pause between the firmware's own full scans. On the board it is 0 (scan continuously);
+#: here every move is scanned at once by the hand that makes it, so the loop's own rounds
+#: only confirm what is already known and are spaced out to leave the CPU to the table.
+SCAN_PAUSE_MS = 2000
+
+
+class _SimBoard(Board):
+    """The firmware's Board, noting the host requests it answers (for the tests)."""
+
+    requests: list[str]
+
+    def handle_request(self, msg_type: int, payload: bytes) -> None:
+        if not payload and msg_type == protocol.INVENTORY_REQUEST:
+            self.requests.append("inventory")
+        elif not payload and msg_type == protocol.HELLO_REQUEST:
+            self.requests.append("hello")
+        super().handle_request(msg_type, payload)
 
 
 class ReaderBoardSim:
-    """A card or chip reader board on a pty whose slave path pyserial opens like /dev/ttyUSB0.
+    """A card or chip reader board whose pty slave path pyserial opens like /dev/ttyACM0.
 
-    Tag changes emit TAG_IN / TAG_OUT; HELLO is sent at start and on request, INVENTORY every
-    `inventory_period` seconds and on request, HEARTBEAT every `heartbeat_period` seconds.
-    Frames wait in a bounded transmit queue written without blocking by the board thread, so a
-    host that is not reading never blocks the caller (an overflow drops frames, like a FIFO).
+    Each antenna has its own simulated PN5180. `place`/`remove` put a tag in or out of an
+    antenna's field; a hand holds it there until the firmware has read it: the call runs
+    the firmware's scan of that antenna until the firmware reports the change (TAG_IN at
+    once, TAG_OUT after its debounce), so moves reach the host in the order they were made.
+    A 4, 7 or 10-byte UID is an ISO 14443A card, an 8-byte UID an ISO 15693 tag.
 
     With `link`, a symlink at that path follows the board's pty the way udev's
-    `/dev/tablectl-cards` follows the USB board: `unplug()` removes it and closes the pty,
-    `plug()` boots the board again on a new pty and puts the link back. `restart()` is a
-    reboot without unplugging (watchdog, brown-out). The tags on the antennas are physical:
-    they stay where they are through all of these, and may be moved meanwhile.
+    `/dev/tablectl-cards` follows the USB board: `unplug()` removes it and closes the pty
+    (the board loses power), `plug()` boots the firmware again on a new pty and puts the link
+    back. `restart()` is a reboot without unplugging (watchdog, brown-out). The tags in the
+    fields are physical: they stay where they are through all of these, and may be moved
+    meanwhile.
     """
 
     def __init__(
@@ -59,37 +74,44 @@ class ReaderBoardSim:
         inventory_period: float = 5.0,
         heartbeat_period: float = 1.0,
         link: str | Path | None = None,
+        *,
+        protocols: Sequence[str] = (chip.ISO14443A, chip.ISO15693),
+        debounce_out: int = 2,
+        scan_pause_ms: int = SCAN_PAUSE_MS,
     ) -> None:
         self._hello = Hello(firmware, kind, tuple(antennas))  # validates names and kind
         if len(set(antennas)) != len(antennas):
             raise ValueError(f"duplicate antenna names in {list(antennas)}")
+        for name in protocols:
+            if name not in chip.PROTOCOLS:
+                raise ValueError(f"unknown air protocol {name!r}; known: {chip.PROTOCOLS}")
         self.inventory_period = inventory_period
         self.heartbeat_period = heartbeat_period
-        self._tags: dict[str, dict[bytes, None]] = {name: {} for name in antennas}
-        self._lock = threading.Lock()
-        self._encoder = FrameEncoder()
-        self._tx: deque[bytes] = deque()
-        self._tx_bytes = 0
-        self._drop = 0
-        self._corrupt = 0
-        self._overflowed = 0  # frames lost to a full FIFO, reported once it drains
-        self._rx = FrameDecoder()
+        self.protocols = tuple(protocols)
+        self.debounce_out = debounce_out
+        self.scan_pause_ms = scan_pause_ms
+        self.rf_clock = VirtualClock()
+        self.frontends = [SimPN5180(self.rf_clock) for _ in antennas]
+        self.bus = SimBus(self.frontends)
+        self._fields: dict[str, dict[bytes, None]] = {name: {} for name in antennas}
+        self._lock = threading.RLock()
+        self._faults = Faults()
+        self._board: _SimBoard | None = None
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self._master = self._slave = -1
         self._wake_r = self._wake_w = -1
-        self._started = 0.0
+        self._counted = (0, 0)  # frames sent / dropped by earlier boots
         self.link = Path(link) if link is not None else None
         self.boots = 0
         self.path = ""
-        self.frames_sent = 0
-        self.frames_dropped = 0
         self.requests: list[str] = []
+        self.crashes: list[str] = []  # firmware exceptions (each rebooted the board)
 
     # -- lifecycle -------------------------------------------------------------------------
 
     def start(self) -> None:
-        """Power up: open a pty, queue HELLO (sequence 0) and start the board thread."""
+        """Power up: open a pty, boot the firmware (HELLO, sequence 0) and run its loop."""
         if self._thread is not None:
             raise RuntimeError("reader board simulator already started")
         self._master, self._slave = os.openpty()
@@ -111,16 +133,38 @@ class ReaderBoardSim:
         self._thread.start()
 
     def _boot(self) -> None:
-        """Firmware start: fresh sequence numbers, empty FIFOs, uptime 0, HELLO first."""
+        """Firmware start: front-ends reset, fresh sequence numbers, empty FIFO, HELLO first."""
         with self._lock:
-            self._encoder = FrameEncoder()
-            self._rx = FrameDecoder()
-            self._tx.clear()
-            self._tx_bytes = 0
-            self._drop = self._corrupt = self._overflowed = 0
-            self._started = time.monotonic()
+            self._retire()
+            self._faults = Faults()
+            self.bus.reset()
+            antennas = [
+                Antenna(name, [PN5180(self.bus, i, self.rf_clock)], self.protocols)
+                for i, name in enumerate(self.antennas)
+            ]
+            board = _SimBoard(
+                Scanner(antennas, debounce_out=self.debounce_out),
+                PtyLink(self._master),
+                SimClock(),
+                kind=self._hello.kind,
+                firmware=self._hello.firmware,
+                heartbeat_ms=max(1, int(self.heartbeat_period * 1000)),
+                inventory_ms=max(1, int(self.inventory_period * 1000)),
+                scan_pause_ms=self.scan_pause_ms,
+                fifo=FaultyFifo(TX_QUEUE_LIMIT, self._faults),
+            )
+            board.requests = self.requests
+            self._board = board
             self.boots += 1
-        self.send_hello()
+
+    def _retire(self) -> None:
+        """The running firmware stops (held lock): keep its frame counts."""
+        old, self._board = self._board, None
+        if old is not None:
+            sent, dropped = self._counted
+            fifo = old.fifo
+            injected = fifo.injected_drops if isinstance(fifo, FaultyFifo) else 0
+            self._counted = (sent + fifo.frames_sent, dropped + fifo.frames_dropped + injected)
 
     def restart(self) -> None:
         """Reboot on the same port (watchdog, brown-out): new HELLO, sequence from 0."""
@@ -136,7 +180,7 @@ class ReaderBoardSim:
         self.start()
 
     def stop(self) -> None:
-        """Stop the thread and close the pty: to the host this is the board being unplugged."""
+        """Stop the firmware and close the pty: to the host the board was unplugged."""
         thread, self._thread = self._thread, None
         if thread is None:
             return
@@ -146,6 +190,8 @@ class ReaderBoardSim:
         self._stop.set()
         self._wake()
         thread.join(timeout=5.0)
+        with self._lock:
+            self._retire()
         for fd in (self._master, self._slave, self._wake_r, self._wake_w):
             os.close(fd)
         self._master = self._slave = self._wake_r = self._wake_w = -1
@@ -163,29 +209,47 @@ class ReaderBoardSim:
     def antennas(self) -> tuple[str, ...]:
         return self._hello.antennas
 
+    @property
+    def firmware(self) -> Board | None:
+        """The running firmware (None while unplugged)."""
+        return self._board
+
     def place(self, antenna: str, uid: str | bytes) -> bool:
         """A tag enters `antenna`'s field: TAG_IN. False if it was already there."""
         raw = self._uid(uid)
+        index = self._index(antenna)
         with self._lock:
-            tags = self._antenna(antenna)
-            if raw in tags:
+            field = self._fields[antenna]
+            if raw in field:
                 return False
-            if len(self._inventory_locked(extra=raw).payload()) > MAX_PAYLOAD:
-                self._send_locked(BoardError(ERR_TAG_LIMIT, f"tag limit reached on {antenna}"))
-                raise ProtocolError("inventory would exceed the maximum payload")
-            tags[raw] = None
-            self._send_locked(TagIn(self.antennas.index(antenna), raw))
+            board = self._ready_board()
+            field[raw] = None
+            self.frontends[index].place(raw)
+            if board is not None:
+                present = board.scanner.present[index]
+                if not self._scan_until(board, index, lambda: raw in present):
+                    del field[raw]
+                    self.frontends[index].remove(raw)
+                    self._wake()
+                    raise ProtocolError(f"the board did not take {uid_hex(raw)} at {antenna}")
+        self._wake()
         return True
 
     def remove(self, antenna: str, uid: str | bytes) -> bool:
         """A tag leaves `antenna`'s field: TAG_OUT. False if it was not there."""
         raw = self._uid(uid)
+        index = self._index(antenna)
         with self._lock:
-            tags = self._antenna(antenna)
-            if raw not in tags:
+            field = self._fields[antenna]
+            if raw not in field:
                 return False
-            del tags[raw]
-            self._send_locked(TagOut(self.antennas.index(antenna), raw))
+            board = self._ready_board()
+            del field[raw]
+            self.frontends[index].remove(raw)
+            if board is not None:
+                present = board.scanner.present[index]
+                self._scan_until(board, index, lambda: raw not in present)
+        self._wake()
         return True
 
     def move(self, uid: str | bytes, source: str, target: str) -> None:
@@ -196,40 +260,61 @@ class ReaderBoardSim:
     def contents(self) -> dict[str, list[str]]:
         """Every antenna's tags (uppercase hex), in arrival order."""
         with self._lock:
-            return {name: [uid_hex(uid) for uid in tags] for name, tags in self._tags.items()}
+            return {name: [uid_hex(uid) for uid in tags] for name, tags in self._fields.items()}
+
+    def break_antenna(self, antenna: str, broken: bool = True) -> None:
+        """Disconnect (or reconnect) an antenna's front-end: its reads fail (ERROR 1)."""
+        with self._lock:
+            self.frontends[self._index(antenna)].dead = broken
+        self._wake()
 
     # -- explicit sends and fault injection ------------------------------------------------
 
     def send_hello(self) -> None:
-        self._send(self._hello)
+        self._with_board(lambda board: board.send_hello())
 
     def send_inventory(self) -> None:
-        with self._lock:
-            self._send_locked(self._inventory_locked())
+        self._with_board(lambda board: board.send_inventory())
 
     def send_error(self, code: int, text: str) -> None:
         """Report a board fault (ERROR frame), e.g. code 1 'antenna burn open circuit'."""
-        self._send(BoardError(code, text))
+        self._with_board(lambda board: board.send_error(code, text))
 
     def send_message(self, msg: Message) -> None:
         """Send any message as the next frame (e.g. a duplicate TAG_IN from buggy firmware)."""
-        self._send(msg)
+        self._with_board(lambda board: board.send_frame(msg.TYPE, msg.payload()))
 
     def inject_raw(self, data: bytes) -> None:
         """Put raw bytes (line noise) on the wire between frames."""
-        with self._lock:
-            self._queue_locked(bytes(data))
-        self._wake()
+        self._with_board(lambda board: board.fifo.push_raw(bytes(data)))
 
     def drop_next(self, n: int = 1) -> None:
-        """The next `n` frames use up their sequence numbers but never reach the wire."""
+        """The next `n` frames use up their sequence numbers but never reach the wire
+        (heartbeats excepted: they come on the board's own schedule)."""
         with self._lock:
-            self._drop += n
+            self._faults.drop += n
 
     def corrupt_next(self) -> None:
-        """The next frame goes out with a wrong CRC."""
+        """The next frame (heartbeats excepted) goes out with a wrong CRC."""
         with self._lock:
-            self._corrupt += 1
+            self._faults.corrupt += 1
+
+    @property
+    def frames_sent(self) -> int:
+        with self._lock:
+            board = self._board
+            return self._counted[0] + (board.fifo.frames_sent if board else 0)
+
+    @property
+    def frames_dropped(self) -> int:
+        with self._lock:
+            board = self._board
+            extra = 0
+            if board is not None:
+                fifo = board.fifo
+                extra = fifo.frames_dropped
+                extra += fifo.injected_drops if isinstance(fifo, FaultyFifo) else 0
+            return self._counted[1] + extra
 
     # -- internals -------------------------------------------------------------------------
 
@@ -240,44 +325,34 @@ class ReaderBoardSim:
         check_uid(uid)
         return bytes(uid)
 
-    def _antenna(self, name: str) -> dict[bytes, None]:
-        if name not in self._tags:
-            raise ValueError(f"unknown antenna {name!r}; this board has {list(self._tags)}")
-        return self._tags[name]
+    def _index(self, name: str) -> int:
+        if name not in self._fields:
+            raise ValueError(f"unknown antenna {name!r}; this board has {list(self._fields)}")
+        return self.antennas.index(name)
 
-    def _inventory_locked(self, extra: bytes | None = None) -> Inventory:
-        lists = [tuple(tags) for tags in self._tags.values()]
-        if extra is not None:
-            lists[0] = (*lists[0], extra)
-        return Inventory(tuple(lists))
+    def _ready_board(self) -> _SimBoard | None:
+        """The running firmware, past its power-up read (held lock)."""
+        board = self._board
+        if board is not None and not board.booted:
+            board.boot_scan()
+        return board
 
-    def _send(self, msg: Message) -> None:
+    def _scan_until(self, board: Board, index: int, done: Callable[[], bool]) -> bool:
+        """Run the firmware's scan of one antenna until `done` (a few reads at most)."""
+        for _ in range(self.debounce_out + 3):
+            board.scan(index)
+            if done():
+                board.transmit()
+                return True
+        board.transmit()
+        return False
+
+    def _with_board(self, action: Callable[[_SimBoard], object]) -> None:
         with self._lock:
-            self._send_locked(msg)
-
-    def _send_locked(self, msg: Message) -> None:
-        if self._drop:
-            self._drop -= 1
-            self._encoder.skip()
-            self.frames_dropped += 1
-            return
-        frame = self._encoder.encode(msg)
-        if self._corrupt:
-            self._corrupt -= 1
-            frame = frame[:-1] + bytes([frame[-1] ^ 0xFF])
-        if self._queue_locked(frame):
-            self.frames_sent += 1
-        else:
-            self.frames_dropped += 1
-            self._overflowed += 1
+            board = self._board
+            if board is not None:
+                action(board)
         self._wake()
-
-    def _queue_locked(self, data: bytes) -> bool:
-        if self._tx_bytes + len(data) > TX_QUEUE_LIMIT:
-            return False
-        self._tx.append(data)
-        self._tx_bytes += len(data)
-        return True
 
     def _wake(self) -> None:
         if self._wake_w >= 0:
@@ -285,64 +360,24 @@ class ReaderBoardSim:
                 os.write(self._wake_w, b"\0")
 
     def _run(self) -> None:
-        next_beat = self._started + self.heartbeat_period
-        next_inventory = self._started + self.inventory_period
         while not self._stop.is_set():
-            now = time.monotonic()
-            if now >= next_beat:
-                uptime = int((now - self._started) * 1000) & 0xFFFFFFFF
-                self._send(Heartbeat(uptime))
-                next_beat = now + self.heartbeat_period
-            if now >= next_inventory:
-                self.send_inventory()
-                next_inventory = now + self.inventory_period
             with self._lock:
-                pending = bool(self._tx)
-            timeout = max(0.0, min(next_beat, next_inventory) - time.monotonic())
-            readable, writable, _ = select.select(
-                [self._master, self._wake_r], [self._master] if pending else [], [], timeout
+                board = self._board
+                if board is None:
+                    return
+                try:
+                    wait_ms = board.step()
+                except Exception as exc:  # a firmware bug: the board's watchdog reboots it
+                    log.exception("reader board firmware failed; rebooting it")
+                    self.crashes.append(f"{type(exc).__name__}: {exc}")
+                    self._boot()
+                    continue
+                pending = board.fifo.size > 0
+            readable, _, _ = select.select(
+                [self._master, self._wake_r],
+                [self._master] if pending else [],
+                [],
+                wait_ms / 1000,
             )
             if self._wake_r in readable:
                 os.read(self._wake_r, 4096)
-            if self._master in readable:
-                self._receive()
-            if self._master in writable:
-                self._transmit()
-
-    def _receive(self) -> None:
-        try:
-            data = os.read(self._master, 4096)
-        except (BlockingIOError, OSError):
-            return
-        crc_before = self._rx.crc_errors
-        malformed_before = self._rx.malformed
-        for frame in self._rx.feed(data):
-            if isinstance(frame.msg, InventoryRequest):
-                self.requests.append("inventory")
-                self.send_inventory()
-            elif isinstance(frame.msg, HelloRequest):
-                self.requests.append("hello")
-                self.send_hello()
-            else:
-                self._send(BoardError(ERR_UNKNOWN_TYPE, f"unexpected 0x{frame.msg.TYPE:02X}"))
-        if self._rx.crc_errors > crc_before:
-            self._send(BoardError(ERR_RX_CRC, "bad CRC on a host frame"))
-        if self._rx.malformed > malformed_before:
-            self._send(BoardError(ERR_UNKNOWN_TYPE, self._rx.last_error or "malformed frame"))
-
-    def _transmit(self) -> None:
-        with self._lock:
-            while self._tx:
-                chunk = self._tx[0]
-                try:
-                    written = os.write(self._master, chunk)
-                except (BlockingIOError, OSError):
-                    return  # pty buffer full: the host is not reading; try again later
-                self._tx_bytes -= written
-                if written < len(chunk):
-                    self._tx[0] = chunk[written:]
-                    return
-                self._tx.popleft()
-            if self._overflowed:
-                lost, self._overflowed = self._overflowed, 0
-                self._send_locked(BoardError(ERR_TX_OVERFLOW, f"{lost} frames dropped"))

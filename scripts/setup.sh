@@ -9,6 +9,11 @@ APT_PACKAGES=(mosquitto mosquitto-clients openssl pcscd vsmartcard-vpcd libpcscl
               systemd  # systemd-analyze: tests/unit/test_systemd.py checks the unit offline
               chromium  # the TV pages' browser tests (playwright drives it, nothing downloaded)
               postgresql)  # the room server's tests start their own PostgreSQL (initdb, pg_ctl)
+# Node and npm run MicroPython's WebAssembly port (the firmware tests); a machine whose node
+# comes from elsewhere (with its own npm) keeps it.
+if ! command -v node >/dev/null || ! command -v npm >/dev/null; then
+    APT_PACKAGES+=(nodejs npm)
+fi
 missing=()
 for pkg in "${APT_PACKAGES[@]}"; do
     dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" \
@@ -34,4 +39,18 @@ if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ]; then
     .venv/bin/python -m pip install -q --upgrade pip
     .venv/bin/python -m pip install -q -e '.[test]'
     touch "$stamp"
+fi
+
+# The firmware's MicroPython checks: the RP2040 stubs (kept out of the venv's site-packages,
+# whose `time`/`select` stubs would shadow CPython's) and the WebAssembly interpreter.
+MPY_STUBS=(micropython-rp2-rpi-pico-stubs==1.29.*)
+if [ ! -f .venv/mpy-stubs/.installed ] || [ scripts/setup.sh -nt .venv/mpy-stubs/.installed ]; then
+    rm -rf .venv/mpy-stubs
+    .venv/bin/python -m pip install -q --target .venv/mpy-stubs "${MPY_STUBS[@]}"
+    touch .venv/mpy-stubs/.installed
+fi
+if [ ! -d firmware_sim/wasm/node_modules ] \
+        || [ firmware_sim/wasm/package-lock.json -nt firmware_sim/wasm/node_modules ]; then
+    (cd firmware_sim/wasm && npm ci --no-audit --no-fund --loglevel=error)
+    touch firmware_sim/wasm/node_modules
 fi

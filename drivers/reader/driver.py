@@ -21,6 +21,7 @@ log = logging.getLogger(__name__)
 EventSink = Callable[[TagIn | TagOut], None]
 AlertSink = Callable[[str, str, dict[str, object]], None]
 DeviceSink = Callable[[str], None]  # "offline" | "online"
+FrameSink = Callable[[Frame], None]
 
 
 class ReaderDriver:
@@ -41,7 +42,9 @@ class ReaderDriver:
     A lost port is reopened with capped exponential backoff (`reconnect_delay` doubling
     up to `reconnect_max_delay`). `initial` seeds the view (what the journal says is on
     the antennas), so a restarted daemon emits only what changed while it was away.
-    `clock` stamps events; `monotonic` times the driver's own timeouts.
+    `clock` stamps events; `monotonic` times the driver's own timeouts. `on_frame`, if
+    given, sees every decoded frame first (e.g. the board's own time, `board_ms`, of a
+    TAG_IN/TAG_OUT/INVENTORY from a protocol version 2 board).
     """
 
     def __init__(
@@ -62,6 +65,7 @@ class ReaderDriver:
         reconnect_max_delay: float = 4.0,
         monotonic: Callable[[], float] = time.monotonic,
         initial: Mapping[str, Sequence[str]] | None = None,
+        on_frame: FrameSink | None = None,
     ) -> None:
         self.port = port
         self.antennas = tuple(antennas)
@@ -74,6 +78,7 @@ class ReaderDriver:
         self._on_event = on_event
         self._on_alert = on_alert
         self._on_device = on_device
+        self._on_frame = on_frame
         self._clock = clock
         self._mono = monotonic
         self._alerts = AlertLimiter(self._alert, alert_interval)
@@ -310,6 +315,11 @@ class ReaderDriver:
 
     def _handle(self, frame: Frame, now: float) -> None:
         msg = frame.msg
+        if self._on_frame is not None:
+            try:
+                self._on_frame(frame)
+            except Exception:
+                log.exception("%s: on_frame callback failed", self.name)
         if frame.gap:
             self._alerts.offer(
                 "reader_seq_gap",

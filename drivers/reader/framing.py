@@ -1,9 +1,13 @@
-"""Reader board framing: encode frames and decode a byte stream, resynchronising on garbage."""
+"""Reader board framing on the host: typed frames over the shared codec in firmware/protocol.py.
+
+The pure decoder (`decode`), the CRC, the header check and the sequence tracking are the
+board's own code (`firmware.protocol`), imported here so host and board cannot drift apart;
+this module adds typed messages, the project's ProtocolError and the host's counters.
+"""
 
 from __future__ import annotations
 
-import binascii
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from controller.errors import ProtocolError
 from drivers.reader.messages import (
@@ -18,8 +22,10 @@ from drivers.reader.messages import (
     TagOut,
     parse_message,
 )
+from firmware import protocol as wire
 
 __all__ = [
+    "CRC_LEN",
     "HEADER_LEN",
     "MAX_PAYLOAD",
     "SYNC",
@@ -42,34 +48,20 @@ __all__ = [
     "header_check",
 ]
 
-SYNC = b"\xa5\x5a"
-HEADER_LEN = 7  # sync(2) + length(2) + seq(1) + type(1) + header check(1)
-CRC_LEN = 2
-MAX_PAYLOAD = 1024
-
-
-def crc16(data: bytes | bytearray | memoryview) -> int:
-    """CRC-16/CCITT-FALSE (poly 0x1021, init 0xFFFF, no reflection, no xorout)."""
-    return binascii.crc_hqx(data, 0xFFFF)
-
-
-def header_check(length: int, seq: int, msg_type: int) -> int:
-    """The header check byte: XOR of the length, seq and type bytes, inverted."""
-    return (length >> 8) ^ (length & 0xFF) ^ seq ^ msg_type ^ 0xFF
+SYNC = wire.SYNC
+HEADER_LEN = wire.HEADER_LEN  # sync(2) + length(2) + seq(1) + type(1) + header check(1)
+CRC_LEN = wire.CRC_LEN
+MAX_PAYLOAD = wire.MAX_PAYLOAD
+crc16 = wire.crc16
+header_check = wire.header_check
 
 
 def encode(msg: Message, seq: int) -> bytes:
     """One complete frame carrying `msg` with sequence number `seq` (0..255)."""
-    if not 0 <= seq <= 0xFF:
-        raise ProtocolError(f"sequence number must be 0..255, got {seq}")
-    payload = msg.payload()
-    if len(payload) > MAX_PAYLOAD:
-        raise ProtocolError(f"payload of {len(payload)} bytes exceeds {MAX_PAYLOAD}")
-    length = len(payload)
-    body = bytes([length >> 8, length & 0xFF, seq, msg.TYPE, header_check(length, seq, msg.TYPE)])
-    body += payload
-    crc = crc16(body)
-    return SYNC + body + bytes([crc >> 8, crc & 0xFF])
+    try:
+        return wire.encode_frame(seq, msg.TYPE, msg.payload())
+    except wire.WireError as exc:
+        raise ProtocolError(str(exc)) from exc
 
 
 @dataclass(frozen=True, slots=True)
@@ -100,83 +92,83 @@ class DecodeResult:
     error: str | None = None
 
 
+def _parse(msg_type: int, payload: bytes) -> tuple[Message | None, str | None]:
+    try:
+        return parse_message(msg_type, payload), None
+    except ProtocolError as exc:
+        return None, str(exc)
+
+
 def decode(buffer: bytes | bytearray, max_payload: int = MAX_PAYLOAD) -> DecodeResult:
     """Find the first frame in `buffer`: pure, no state, never raises on bad input."""
-    n = len(buffer)
-    pos = bad = crc_errors = 0
-    while True:
-        start = buffer.find(SYNC, pos)
-        if start < 0:
-            keep = 1 if n > pos and buffer[n - 1] == SYNC[0] else 0
-            return DecodeResult(n - keep, None, bad + n - keep - pos, crc_errors)
-        bad += start - pos
-        pos = start
-        if n - pos < HEADER_LEN:
-            return DecodeResult(pos, None, bad, crc_errors)
-        length = buffer[pos + 2] << 8 | buffer[pos + 3]
-        seq, msg_type, check = buffer[pos + 4], buffer[pos + 5], buffer[pos + 6]
-        if check != header_check(length, seq, msg_type) or length > max_payload:
-            bad, pos = bad + 1, pos + 1  # a false sync: rescan from the next byte
-            continue
-        end = pos + HEADER_LEN + length + CRC_LEN
-        if n < end:
-            return DecodeResult(pos, None, bad, crc_errors)
-        if crc16(buffer[pos + 2 : end - CRC_LEN]) != (buffer[end - 2] << 8 | buffer[end - 1]):
-            # Never trust the length of a frame that failed its CRC: advance one byte only.
-            bad, pos, crc_errors = bad + 1, pos + 1, crc_errors + 1
-            continue
-        payload = bytes(buffer[pos + HEADER_LEN : end - CRC_LEN])
-        try:
-            msg = parse_message(msg_type, payload)
-        except ProtocolError as exc:
-            return DecodeResult(end, None, bad, crc_errors, seq, msg_type, str(exc))
-        return DecodeResult(end, Frame(seq, msg), bad, crc_errors, seq, msg_type)
+    consumed, bad, crc_errors, seq, msg_type, payload = wire.decode_frame(buffer, max_payload)
+    if seq < 0 or payload is None:
+        return DecodeResult(consumed, None, bad, crc_errors)
+    msg, error = _parse(msg_type, payload)
+    frame = Frame(seq, msg) if msg is not None else None
+    return DecodeResult(consumed, frame, bad, crc_errors, seq, msg_type, error)
 
 
 class FrameEncoder:
     """Numbers outgoing frames: 8-bit sequence per direction, wrapping 255 -> 0."""
 
     def __init__(self, first_seq: int = 0) -> None:
-        self.next_seq = first_seq & 0xFF
+        self._writer = wire.FrameWriter(first_seq)
+
+    @property
+    def next_seq(self) -> int:
+        return self._writer.next_seq
 
     def encode(self, msg: Message) -> bytes:
-        frame = encode(msg, self.next_seq)
-        self.next_seq = (self.next_seq + 1) & 0xFF
+        frame = encode(msg, self._writer.next_seq)
+        self._writer.skip()
         return frame
 
     def skip(self) -> int:
         """Consume a sequence number without producing a frame (a frame lost on the wire)."""
-        seq = self.next_seq
-        self.next_seq = (seq + 1) & 0xFF
-        return seq
+        return self._writer.skip()
 
 
 class FrameDecoder:
-    """Stateful wrapper over `decode`: buffers bytes, counts faults, detects sequence gaps.
+    """Stateful decoding: buffers bytes, counts faults, detects sequence gaps (the shared
+    `FrameReader`), and parses payloads into typed messages.
 
     A HELLO restarts sequence tracking (the board may have rebooted), as does `reset()`.
     """
 
     def __init__(self, max_payload: int = MAX_PAYLOAD) -> None:
-        self.max_payload = max_payload
-        self._buffer = bytearray()
-        self._last_seq: int | None = None
+        self._reader = wire.FrameReader(max_payload)
         self.frames = 0
-        self.bad_bytes = 0
-        self.crc_errors = 0
-        self.seq_gaps = 0
-        self.lost_frames = 0
         self.malformed = 0
         self.last_error: str | None = None
 
+    @property
+    def max_payload(self) -> int:
+        return self._reader.max_payload
+
     def reset(self) -> None:
         """Forget buffered bytes and the expected sequence (e.g. after reopening the port)."""
-        self._buffer.clear()
-        self._last_seq = None
+        self._reader.reset()
 
     @property
     def buffered(self) -> int:
-        return len(self._buffer)
+        return len(self._reader.buffer)
+
+    @property
+    def bad_bytes(self) -> int:
+        return self._reader.bad_bytes
+
+    @property
+    def crc_errors(self) -> int:
+        return self._reader.crc_errors
+
+    @property
+    def seq_gaps(self) -> int:
+        return self._reader.seq_gaps
+
+    @property
+    def lost_frames(self) -> int:
+        return self._reader.lost_frames
 
     def counters(self) -> dict[str, int]:
         return {
@@ -190,29 +182,15 @@ class FrameDecoder:
 
     def feed(self, data: bytes | bytearray) -> list[Frame]:
         """Add received bytes; return the complete frames they finished, in order."""
-        self._buffer += data
         out: list[Frame] = []
-        while True:
-            result = decode(self._buffer, self.max_payload)
-            del self._buffer[: result.consumed]
-            self.bad_bytes += result.bad_bytes
-            self.crc_errors += result.crc_errors
-            if result.seq is None:
-                return out
-            gap = self._track(result.seq, result.msg_type == Hello.TYPE)
-            if result.frame is None:
+        for seq, msg_type, payload, gap in self._reader.feed(data):
+            msg, error = _parse(msg_type, payload)
+            if msg is None:
                 self.malformed += 1
-                self.last_error = result.error
+                self.last_error = error
             else:
                 self.frames += 1
-                out.append(replace(result.frame, gap=gap) if gap else result.frame)
+                out.append(Frame(seq, msg, gap) if gap else Frame(seq, msg))
+        return out
 
-    def _track(self, seq: int, restart: bool) -> int:
-        expected = None if self._last_seq is None else (self._last_seq + 1) & 0xFF
-        self._last_seq = seq
-        if restart or expected is None or seq == expected:
-            return 0
-        gap = (seq - expected) & 0xFF
-        self.seq_gaps += 1
-        self.lost_frames += gap
-        return gap
+

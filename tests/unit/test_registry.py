@@ -315,3 +315,10 @@ def test_sim_generators_are_deterministic_and_distinct() -> None:
     assert chips == {"04C00001000001": 100, "04C00001000002": 100}
     with pytest.raises(RegistryError):
         generate_sim_deck("x", "NOTHEX")
+
+
+def test_iso15693_uids_of_eight_bytes_are_registered() -> None:
+    chips = ChipRegistry("slix", {"E004015012345678": 500})
+    assert chips.value_of("e004015012345678") == 500
+    with pytest.raises(RegistryError, match="8, 14, 16 or 20"):
+        ChipRegistry("bad", {"E00401501234567": 5})

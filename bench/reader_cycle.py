@@ -1,0 +1,255 @@
+"""Reader board figures: the inventory cycle per antenna and per board, the tag-to-daemon
+latency it implies, and how many stacked chips one inventory resolves.
+
+The firmware's own code (PN5180 driver, antenna scan) runs against simulated PN5180s whose
+clock advances by the PN5180's SPI and command timings and the air timings of ISO 15693 and
+ISO 14443A (firmware_sim/pn5180_sim.py lists them): the modelled time is what the RF and the
+chip take on a board, without the microcontroller's own interpreter time, which is
+measured separately: the same scan under MicroPython (WebAssembly port, this machine) and
+under CPython, per SPI transaction. Beside them, as the baseline, the floor set by the air
+protocol alone (request and answer frames, no chip or bus overhead).
+
+Usage: python -m bench.reader_cycle [--json bench/results/reader_cycle.json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import shutil
+import statistics
+import subprocess
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from bench.machine import machine
+from firmware import pn5180 as chip
+from firmware.pn5180 import PN5180
+from firmware.scanner import Antenna
+from firmware_sim import pn5180_sim as sim
+from firmware_sim.pn5180_sim import SimBus, SimPN5180, VirtualClock
+
+ROOT = Path(__file__).resolve().parent.parent
+CARD_PROTOCOLS = (chip.ISO15693, chip.ISO14443A)  # the card board's default (config.py)
+CHIP_PROTOCOLS = (chip.ISO15693,)
+USB_MS = 1.0  # a USB full-speed CDC frame is polled once per 1 ms frame
+HOST_MS = 0.54  # frame on the pty to the subscriber, p50 (docs/benchmarks.md section 1)
+
+
+def chips(rng: random.Random, count: int) -> list[bytes]:
+    """ICODE-like ISO 15693 UIDs (E0 04 01 + 5 random bytes)."""
+    return [bytes([0xE0, 4, 1, *(rng.randrange(256) for _ in range(5))]) for _ in range(count)]
+
+
+def cards(count: int, first: int = 1) -> list[bytes]:
+    return [bytes.fromhex(f"04A000000000{i:02X}") for i in range(first, first + count)]
+
+
+class Rig:
+    """Front-ends on one simulated bus, driven by the firmware's PN5180 driver."""
+
+    def __init__(self, count: int) -> None:
+        self.clock = VirtualClock()
+        self.sims = [SimPN5180(self.clock) for _ in range(count)]
+        bus = SimBus(self.sims)
+        self.drivers = [PN5180(bus, i, self.clock) for i in range(count)]
+        for driver in self.drivers:
+            driver.begin()
+
+    def read(self, antenna: Antenna) -> dict[str, float]:
+        """Read one antenna; modelled ms, SPI transactions, CPython ms for the firmware code."""
+        frames = sum(d.spi_frames for d in antenna.frontends)
+        start_us, wall = self.clock.now, time.perf_counter()
+        got = antenna.read()
+        return {
+            "ms": (self.clock.now - start_us) / 1000,
+            "tags": len(got),
+            "spi": sum(d.spi_frames for d in antenna.frontends) - frames,
+            "cpython_ms": (time.perf_counter() - wall) * 1000,
+        }
+
+
+def per_antenna(protocols: tuple[str, ...], uids: list[bytes], repeat: int = 5) -> dict[str, Any]:
+    rig = Rig(1)
+    for uid in uids:
+        rig.sims[0].place(uid)
+    antenna = Antenna("a", rig.drivers, protocols)
+    runs = [rig.read(antenna) for _ in range(repeat)]
+    assert all(r["tags"] == len(uids) for r in runs), "a read missed tags"
+    return {
+        "tags": len(uids),
+        "ms": statistics.median(r["ms"] for r in runs),
+        "spi": statistics.median(r["spi"] for r in runs),
+        "cpython_ms": statistics.median(r["cpython_ms"] for r in runs),
+    }
+
+
+def air_floor_15693_ms(tags: int) -> float:
+    """A lower bound from the air protocol alone: the field's power-up guard, one request per
+    16 tags (a 16-slot round answers at most 16), and every tag's answer once (t1, SOF, 12
+    bytes, EOF); no chip, bus, empty-slot or collision cost."""
+    request = sim.V_SOF_DOWN_US + 5 * sim.V_BYTE_DOWN_US + sim.V_EOF_DOWN_US
+    answer = sim.V_T1_US + sim.V_SOF_UP_US + 12 * sim.V_BYTE_UP_US + sim.V_EOF_UP_US
+    rounds = max(1, (tags + 15) // 16)
+    empty = chip.TIMEOUT_15693_US if tags == 0 else 0
+    return (chip.RF_GUARD_15693_US + rounds * request + tags * answer + empty) / 1000
+
+
+Layout = list[tuple[str, int, list[bytes]]]  # antenna name, front-ends, tags on it
+
+
+def board(layout: Layout, protocols: tuple[str, ...]) -> dict[str, Any]:
+    """One full cycle of a board: every antenna read once, in port order."""
+    count = sum(frontends for _, frontends, _ in layout)
+    rig = Rig(count)
+    antennas = []
+    channel = 0
+    for name, frontends, uids in layout:
+        drivers = rig.drivers[channel : channel + frontends]
+        for i, uid in enumerate(uids):
+            rig.sims[channel + i % frontends].place(uid)
+        antennas.append(Antenna(name, drivers, protocols))
+        channel += frontends
+    reads = [rig.read(antenna) for antenna in antennas]
+    return {
+        "antennas": len(antennas),
+        "frontends": count,
+        "tags": sum(r["tags"] for r in reads),
+        "cycle_ms": sum(r["ms"] for r in reads),
+        "slowest_antenna_ms": max(r["ms"] for r in reads),
+        "spi": sum(r["spi"] for r in reads),
+        "cpython_ms": sum(r["cpython_ms"] for r in reads),
+    }
+
+
+def card_layout(load: str) -> Layout:
+    """The reference card board (board zone on 3 front-ends), idle or in the middle of a hand."""
+    counts = {"seat": 0, "board": 0, "burn": 0, "muck": 0}
+    if load != "idle":
+        counts = {"seat": 2, "board": 5, "burn": 3, "muck": 8}
+    deck = iter(cards(52))
+    layout: Layout = [
+        (f"seat{s}", 1, [next(deck) for _ in range(counts["seat"])]) for s in range(1, 10)
+    ]
+    for name, frontends in (("board", 3), ("burn", 1), ("muck", 1)):
+        layout.append((name, frontends, [next(deck) for _ in range(counts[name])]))
+    return layout
+
+
+def chip_layout(load: str, rng: random.Random) -> Layout:
+    per_bet, pot = (0, 0) if load == "idle" else (5, 40)
+    bets: Layout = [(f"bet{s}", 1, chips(rng, per_bet)) for s in range(1, 10)]
+    return [*bets, ("pot", 2, chips(rng, pot))]
+
+
+def micropython_per_spi(tmp: Path) -> dict[str, Any] | None:
+    """The same antenna read under MicroPython (WebAssembly port): interpreter time per SPI
+    transaction of the firmware's driver, on this machine. None if Node is missing."""
+    node = shutil.which("node")
+    board_js = ROOT / "firmware_sim" / "wasm" / "board.mjs"
+    if node is None or not (ROOT / "firmware_sim" / "wasm" / "node_modules").is_dir():
+        return None
+    script = tmp / "bench.py"
+    script.write_text(
+        "import time\n"
+        "from firmware import pn5180 as chip\n"
+        "from firmware.pn5180 import PN5180\n"
+        "from firmware_sim.pn5180_sim import SimBus, SimPN5180, VirtualClock\n"
+        "cases = (\n"
+        "    ('iso15693, 1 chip', (chip.ISO15693,), [bytes.fromhex('E004015012345678')]),\n"
+        "    ('iso15693, 20 chips', (chip.ISO15693,),\n"
+        "     [bytes([0xE0, 4, 1, 0, 0, i, i * 7 % 256, i * 13 % 256]) for i in range(20)]),\n"
+        "    ('iso14443a, 2 cards', (chip.ISO14443A,),\n"
+        "     [bytes.fromhex('04A00000000001'), bytes.fromhex('04A00000000002')]),\n"
+        ")\n"
+        "for rounds, report in ((30, False), (30, True)):  # warm-up first (the Wasm engine\n"
+        "    for label, protocols, uids in cases:      # compiles hot code on the way)\n"
+        "        clock = VirtualClock()\n"
+        "        fe = SimPN5180(clock)\n"
+        "        driver = PN5180(SimBus([fe]), 0, clock)\n"
+        "        driver.begin()\n"
+        "        for uid in uids:\n"
+        "            fe.place(uid)\n"
+        "        driver.read_tags(protocols)\n"
+        "        frames = driver.spi_frames\n"
+        "        start = time.ticks_us()\n"
+        "        for _ in range(rounds):\n"
+        "            assert len(driver.read_tags(protocols)) == len(uids)\n"
+        "        spent = time.ticks_diff(time.ticks_us(), start)\n"
+        "        if report:\n"
+        "            frames = (driver.spi_frames - frames) / rounds\n"
+        "            print(label, '|', spent / rounds, '|', frames)\n"
+    )
+    done = subprocess.run(
+        [node, str(board_js), str(ROOT), "--run", str(script)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    if done.returncode != 0:
+        raise RuntimeError(done.stderr)
+    rows = []
+    for line in done.stderr.splitlines():
+        label, us, frames = (part.strip() for part in line.split("|"))
+        rows.append(
+            {
+                "case": label,
+                "micropython_ms": float(us) / 1000,
+                "spi": float(frames),
+                "us_per_spi": float(us) / float(frames),
+            }
+        )
+    return {"rows": rows}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--json", type=Path, default=None)
+    args = parser.parse_args()
+    rng = random.Random(2026)
+    results: dict[str, Any] = {"machine": machine()}
+
+    results["antenna_15693"] = [
+        per_antenna(CHIP_PROTOCOLS, chips(rng, n)) | {"air_floor_ms": air_floor_15693_ms(n)}
+        for n in (0, 1, 2, 5, 10, 20, 40, 80, 112)
+    ]
+    results["antenna_14443a"] = [
+        per_antenna((chip.ISO14443A,), cards(n)) for n in (0, 1, 2, 5, 10, 20)
+    ]
+    results["antenna_both"] = [per_antenna(CARD_PROTOCOLS, cards(n)) for n in (0, 2)]
+    card_idle = board(card_layout("idle"), CARD_PROTOCOLS)
+    card_hand = board(card_layout("hand"), CARD_PROTOCOLS)
+    card_hand_a = board(card_layout("hand"), (chip.ISO14443A,))
+    chip_idle = board(chip_layout("idle", rng), CHIP_PROTOCOLS)
+    chip_bets = board(chip_layout("bets", rng), CHIP_PROTOCOLS)
+    results["boards"] = {
+        "card board, idle, both protocols": card_idle,
+        "card board, mid-hand (18 hole cards, 5 board, 3 burn, 8 muck)": card_hand,
+        "card board, mid-hand, ISO 14443A only (an NTAG deck)": card_hand_a,
+        "chip board, idle": chip_idle,
+        "chip board, 5 chips in each bet zone, 40 in the pot": chip_bets,
+    }
+    latency = {}
+    for name, cycle in results["boards"].items():
+        c = cycle["cycle_ms"]
+        latency[name] = {
+            "arrival_mean_ms": c / 2 + USB_MS / 2 + HOST_MS,
+            "arrival_worst_ms": c + USB_MS + HOST_MS,
+            "departure_mean_ms": 1.5 * c + USB_MS / 2 + HOST_MS,  # debounce: one more read
+            "departure_worst_ms": 2 * c + USB_MS + HOST_MS,
+        }
+    results["latency"] = latency
+    with tempfile.TemporaryDirectory() as tmp:
+        results["micropython"] = micropython_per_spi(Path(tmp))
+    text = json.dumps(results, indent=1)
+    if args.json is not None:
+        args.json.write_text(text + "\n")
+    print(text)
+
+
+if __name__ == "__main__":
+    main()

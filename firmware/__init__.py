@@ -1,0 +1,1 @@
+"""Reader board firmware (MicroPython): protocol, PN5180 driver, antenna scan, main loop."""

@@ -1,0 +1,508 @@
+"""NXP PN5180 front-end driver: SPI with the BUSY handshake, registers, RF, and reads of every
+tag in the field (ISO 15693 inventory with 16 slots and collision splitting; ISO 14443A
+anticollision over the cascade levels).
+
+Written from the command set of the PN5180 datasheet (host interface commands, register map,
+IRQ_STATUS / RX_STATUS bits) and the air protocols of ISO/IEC 15693-3 and 14443-3. Runs under
+MicroPython on the board and CPython in the simulator.
+"""
+
+from firmware.hal import Clock, HardwareError, SpiBus
+
+# -- host interface commands (first byte of an SPI frame) --------------------------------
+WRITE_REGISTER = 0x00
+WRITE_REGISTER_OR_MASK = 0x01
+WRITE_REGISTER_AND_MASK = 0x02
+READ_REGISTER = 0x04
+READ_EEPROM = 0x07
+SEND_DATA = 0x09
+READ_DATA = 0x0A
+LOAD_RF_CONFIG = 0x11
+RF_ON = 0x16
+RF_OFF = 0x17
+
+# -- registers -------------------------------------------------------------------------
+SYSTEM_CONFIG = 0x00
+IRQ_ENABLE = 0x01
+IRQ_STATUS = 0x02
+IRQ_CLEAR = 0x03
+TIMER1_RELOAD = 0x0C
+TIMER1_CONFIG = 0x0F
+CRC_RX_CONFIG = 0x12
+RX_STATUS = 0x13
+TX_CONFIG = 0x18
+CRC_TX_CONFIG = 0x19
+RF_STATUS = 0x1D
+
+# IRQ_STATUS / IRQ_CLEAR bits
+IRQ_RX = 1 << 0
+IRQ_TX = 1 << 1
+IRQ_IDLE = 1 << 2
+IRQ_TX_RFOFF = 1 << 8
+IRQ_TX_RFON = 1 << 9
+IRQ_TIMER1 = 1 << 12
+IRQ_GENERAL_ERROR = 1 << 17
+IRQ_ALL = 0x000FFFFF
+
+# RX_STATUS fields
+RX_BYTES_MASK = 0x1FF
+RX_INTEGRITY_ERROR = 1 << 16
+RX_PROTOCOL_ERROR = 1 << 17
+RX_COLLISION = 1 << 18
+RX_COLL_POS_SHIFT = 19
+RX_COLL_POS_MASK = 0x7F
+
+# SYSTEM_CONFIG: bits 2..0 select the command the transceiver runs.
+COMMAND_MASK = 0x07
+COMMAND_IDLE = 0x00
+COMMAND_TRANSCEIVE = 0x03
+
+# TX_CONFIG: data enable and start symbol; clearing both sends an EOF alone (ISO 15693 slots).
+TX_DATA_ENABLE = 1 << 10
+TX_START_SYMBOL_MASK = 0x3 << 6
+
+# CRC_TX_CONFIG / CRC_RX_CONFIG bit 0 enables the CRC; CRC_RX_CONFIG bits 8..6 are RX_BIT_ALIGN.
+CRC_ENABLE = 1
+RX_BIT_ALIGN_SHIFT = 6
+RX_BIT_ALIGN_MASK = 0x7 << RX_BIT_ALIGN_SHIFT
+
+# TIMER1_CONFIG: the response timeout, started when the transmission ends, stopped by a reply.
+T1_ENABLE = 1 << 0
+T1_MODE_SEL = 1 << 2  # prescaler on
+T1_PRESCALE_848KHZ = 3 << 3
+T1_START_ON_TX_ENDED = 1 << 11
+T1_STOP_ON_RX_STARTED = 1 << 20
+T1_TICKS_PER_MS = 848  # 13.56 MHz / 16
+
+# RF_STATUS bits 26..24: transceive state
+TRANSCEIVE_STATE_SHIFT = 24
+STATE_WAIT_TRANSMIT = 1
+
+# EEPROM addresses
+EEPROM_PRODUCT_VERSION = 0x10
+EEPROM_FIRMWARE_VERSION = 0x12
+
+# LOAD_RF_CONFIG (transmitter, receiver) pairs
+RF_ISO14443A_106 = (0x00, 0x80)
+RF_ISO15693_26 = (0x0D, 0x8D)
+
+ISO15693 = "iso15693"
+ISO14443A = "iso14443a"
+PROTOCOLS = (ISO15693, ISO14443A)
+
+# ISO 15693 inventory request flags (ISO/IEC 15693-3)
+FLAG_HIGH_RATE = 0x02
+FLAG_INVENTORY = 0x04
+FLAG_ONE_SLOT = 0x20
+CMD_INVENTORY = 0x01
+MAX_MASK_BITS = 60
+
+# ISO 14443A commands (ISO/IEC 14443-3)
+REQA = 0x26
+HLTA = 0x50
+SEL_LEVELS = (0x93, 0x95, 0x97)
+CASCADE_TAG = 0x88
+SAK_CASCADE = 0x04
+
+BUSY_TIMEOUT_US = 50000
+IRQ_TIMEOUT_US = 50000
+POLL_US = 50  # pause between IRQ_STATUS polls
+RF_GUARD_15693_US = 1000  # tags answer within 1 ms of the field coming on (15693-3)
+RF_GUARD_14443A_US = 5000  # PICCs accept a request 5 ms after the field comes on (14443-3)
+TIMEOUT_15693_US = 450  # t1 max 323 us + the tag's SOF: a reply has started by then
+TIMEOUT_14443A_US = 400
+TIMEOUT_HLTA_US = 1000
+MAX_ROUNDS = 128  # 16-slot rounds per ISO 15693 inventory (each resolves up to 16 tags)
+MAX_CARDS = 128  # ISO 14443A cards read per scan (a frame holds about 125 UIDs)
+
+
+def _u32(value: int) -> bytes:
+    return bytes([value & 0xFF, (value >> 8) & 0xFF, (value >> 16) & 0xFF, (value >> 24) & 0xFF])
+
+
+class Exchange:
+    """What one transceive brought back: data and the RX_STATUS bits that qualify it."""
+
+    def __init__(self, data: bytes, status: int, timed_out: bool) -> None:
+        self.data = data
+        self.status = status
+        self.timed_out = timed_out
+
+    @property
+    def collision(self) -> bool:
+        return bool(self.status & RX_COLLISION)
+
+    @property
+    def collision_bit(self) -> int:
+        return (self.status >> RX_COLL_POS_SHIFT) & RX_COLL_POS_MASK
+
+    @property
+    def errors(self) -> bool:
+        return bool(self.status & (RX_INTEGRITY_ERROR | RX_PROTOCOL_ERROR))
+
+    @property
+    def answered(self) -> bool:
+        """Something answered (a clean frame, a damaged one, or several at once)."""
+        return not self.timed_out and (len(self.data) > 0 or self.collision or self.errors)
+
+
+class PN5180:
+    """One PN5180 on the shared SPI bus, addressed by its chip-select channel."""
+
+    def __init__(self, bus: SpiBus, channel: int, clock: Clock) -> None:
+        self.bus = bus
+        self.channel = channel
+        self.clock = clock
+        self.rf_config = (-1, -1)
+        self.timeout_ticks = -1
+        self.spi_frames = 0  # SPI transactions so far (figures for docs/benchmarks.md)
+        self.ready = False  # begin() succeeded since the last reset
+        self.armed = False  # the transceiver waits to transmit (transceive command running)
+        self.crc_on = -1  # CRC enable last written (-1: unknown), to skip needless writes
+        self.align = -1  # RX_BIT_ALIGN last written
+
+    # -- SPI with the BUSY handshake ---------------------------------------------------
+
+    def _wait_ready(self) -> None:
+        """BUSY high means the PN5180 is still processing the previous frame."""
+        clock = self.clock
+        start = clock.ticks_us()
+        while self.bus.busy(self.channel):
+            if clock.ticks_diff(clock.ticks_us(), start) > BUSY_TIMEOUT_US:
+                raise HardwareError("front-end %d: BUSY stuck high" % self.channel)
+
+    def _frame(self, data: bytes) -> None:
+        """One SPI frame: wait until not BUSY, NSS low, clock the bytes out, NSS high."""
+        self._wait_ready()
+        self.bus.select(self.channel)
+        try:
+            self.bus.write(data)
+        finally:
+            self.bus.deselect()
+        self.spi_frames += 1
+
+    def _query(self, command: bytes, count: int) -> bytes:
+        """A command frame, then (once BUSY falls) a frame reading `count` response bytes."""
+        self._frame(command)
+        self._wait_ready()
+        self.bus.select(self.channel)
+        try:
+            answer = self.bus.read(count)
+        finally:
+            self.bus.deselect()
+        self.spi_frames += 1
+        return answer
+
+    # -- commands ------------------------------------------------------------------------
+
+    def write_register(self, address: int, value: int) -> None:
+        self._frame(bytes([WRITE_REGISTER, address]) + _u32(value))
+
+    def or_register(self, address: int, mask: int) -> None:
+        self._frame(bytes([WRITE_REGISTER_OR_MASK, address]) + _u32(mask))
+
+    def and_register(self, address: int, mask: int) -> None:
+        self._frame(bytes([WRITE_REGISTER_AND_MASK, address]) + _u32(mask))
+
+    def read_register(self, address: int) -> int:
+        raw = self._query(bytes([READ_REGISTER, address]), 4)
+        return raw[0] | raw[1] << 8 | raw[2] << 16 | raw[3] << 24
+
+    def read_eeprom(self, address: int, count: int) -> bytes:
+        return self._query(bytes([READ_EEPROM, address, count]), count)
+
+    def load_rf_config(self, tx: int, rx: int) -> None:
+        if (tx, rx) != self.rf_config:
+            self._frame(bytes([LOAD_RF_CONFIG, tx, rx]))
+            self.rf_config = (tx, rx)
+            self.crc_on = self.align = -1  # the configuration sets both
+
+    def rf_on(self, guard_us: int) -> None:
+        """Switch the field on, wait until it is up, then the tags' power-up time."""
+        self.write_register(IRQ_CLEAR, IRQ_TX_RFON)
+        self._frame(bytes([RF_ON, 0x00]))
+        self._wait_irq(IRQ_TX_RFON)
+        self.clock.sleep_us(guard_us)
+
+    def rf_off(self) -> None:
+        self._frame(bytes([RF_OFF, 0x00]))
+        self.armed = False
+
+    def send_data(self, data: bytes, last_bits: int = 0) -> None:
+        """SEND_DATA: `last_bits` valid bits in the last byte (0: all eight)."""
+        self._frame(bytes([SEND_DATA, last_bits]) + data)
+
+    def read_data(self, count: int) -> bytes:
+        return self._query(bytes([READ_DATA, 0x00]), count)
+
+    def _wait_irq(self, mask: int) -> int:
+        clock = self.clock
+        start = clock.ticks_us()
+        while True:
+            irq = self.read_register(IRQ_STATUS)
+            if irq & mask:
+                return irq
+            if irq & IRQ_GENERAL_ERROR:
+                raise HardwareError("front-end %d: error IRQ 0x%05X" % (self.channel, irq))
+            if clock.ticks_diff(clock.ticks_us(), start) > IRQ_TIMEOUT_US:
+                raise HardwareError("front-end %d: no interrupt 0x%05X" % (self.channel, mask))
+            clock.sleep_us(POLL_US)
+
+    # -- set-up ----------------------------------------------------------------------------
+
+    def begin(self) -> tuple[int, int]:
+        """Check that a PN5180 answers; set the response timer. Returns (product, firmware)."""
+        product = self.read_eeprom(EEPROM_PRODUCT_VERSION, 2)
+        firmware = self.read_eeprom(EEPROM_FIRMWARE_VERSION, 2)
+        if product in (b"\x00\x00", b"\xff\xff"):
+            raise HardwareError("front-end %d: no PN5180 answers" % self.channel)
+        self.write_register(IRQ_ENABLE, 0)  # polled, not wired: the bus has one BUSY line only
+        timer = T1_ENABLE | T1_MODE_SEL | T1_PRESCALE_848KHZ
+        self.write_register(TIMER1_CONFIG, timer | T1_START_ON_TX_ENDED | T1_STOP_ON_RX_STARTED)
+        self.rf_config = (-1, -1)
+        self.timeout_ticks = -1
+        self.crc_on = self.align = -1
+        self.armed = False
+        self.ready = True
+        return product[1] << 8 | product[0], firmware[1] << 8 | firmware[0]
+
+    def field_on(self, protocol: str) -> None:
+        """Load the RF configuration of `protocol` and switch the field on."""
+        if protocol == ISO15693:
+            self.load_rf_config(RF_ISO15693_26[0], RF_ISO15693_26[1])
+            self.rf_on(RF_GUARD_15693_US)
+        else:
+            self.load_rf_config(RF_ISO14443A_106[0], RF_ISO14443A_106[1])
+            self.rf_on(RF_GUARD_14443A_US)
+
+    # -- transceive --------------------------------------------------------------------------
+
+    def transceive(self, data: bytes, timeout_us: int, last_bits: int = 0) -> Exchange:
+        """Send a frame and wait for the answer or the response timeout (TIMER1)."""
+        ticks = timeout_us * T1_TICKS_PER_MS // 1000
+        if ticks != self.timeout_ticks:
+            self.write_register(TIMER1_RELOAD, ticks)
+            self.timeout_ticks = ticks
+        if not self.armed:
+            self.and_register(SYSTEM_CONFIG, 0xFFFFFFFF ^ COMMAND_MASK)  # idle
+            self.or_register(SYSTEM_CONFIG, COMMAND_TRANSCEIVE)  # now waiting to transmit
+            self.armed = True
+        self.write_register(IRQ_CLEAR, IRQ_ALL)
+        self.send_data(data, last_bits)
+        irq = self._wait_irq(IRQ_RX | IRQ_TIMER1)
+        if not irq & IRQ_RX:
+            # No answer: the transceiver still waits to receive; idle it before the next one.
+            self.armed = False
+            return Exchange(b"", 0, True)
+        # After a reception the transceive command goes back to waiting to transmit.
+        status = self.read_register(RX_STATUS)
+        count = status & RX_BYTES_MASK
+        return Exchange(self.read_data(count) if count else b"", status, False)
+
+    # -- ISO 15693 -------------------------------------------------------------------------
+
+    def inventory_15693(self, rounds: list[int] | None = None) -> list[bytes]:
+        """Every ISO 15693 tag in the field (UIDs MSB first, E0 ...), field already on.
+
+        A one-slot inventory first: no answer means an empty field, one clean answer a single
+        tag. On a collision, 16-slot rounds: each slot is answered by the tags whose next four
+        UID bits (after the mask) are the slot number; a slot where several answered is
+        searched again with those four bits added to the mask, until every tag was read alone.
+        `rounds`, if given, receives the mask length of every round (for the figures).
+        """
+        found: list[bytes] = []
+        one_slot = bytes([FLAG_HIGH_RATE | FLAG_INVENTORY | FLAG_ONE_SLOT, CMD_INVENTORY, 0])
+        first = self.transceive(one_slot, TIMEOUT_15693_US)
+        if rounds is not None:
+            rounds.append(-1)
+        if not first.answered:
+            return found
+        uid = self._inventory_uid(first)
+        if uid is not None:
+            found.append(uid)
+            return found
+        masks = [(0, 0)]
+        done = 0
+        while masks and done < MAX_ROUNDS:
+            mask_len, mask = masks.pop()
+            done += 1
+            if rounds is not None:
+                rounds.append(mask_len)
+            for slot in self._inventory_round(mask_len, mask, found):
+                if mask_len + 4 <= MAX_MASK_BITS:
+                    masks.append((mask_len + 4, mask | slot << mask_len))
+        return found
+
+    @staticmethod
+    def _inventory_uid(answer: Exchange) -> bytes | None:
+        """The UID of a clean inventory answer: flags, DSFID, 8 UID bytes LSB first."""
+        data = answer.data
+        if answer.collision or answer.errors or len(data) < 10 or data[0] & 0x01:
+            return None
+        return bytes(reversed(data[2:10]))
+
+    def _inventory_round(self, mask_len: int, mask: int, found: list[bytes]) -> list[int]:
+        """One 16-slot inventory; adds clean UIDs to `found`, returns the slots that collided."""
+        nbytes = (mask_len + 7) // 8
+        request = bytes([FLAG_HIGH_RATE | FLAG_INVENTORY, CMD_INVENTORY, mask_len])
+        request += bytes([(mask >> (8 * i)) & 0xFF for i in range(nbytes)])
+        collided: list[int] = []
+        saved = self.read_register(TX_CONFIG)
+        answer = self.transceive(request, TIMEOUT_15693_US)
+        eof_only = saved & (0xFFFFFFFF ^ (TX_DATA_ENABLE | TX_START_SYMBOL_MASK))
+        self.write_register(TX_CONFIG, eof_only)
+        try:
+            for slot in range(16):
+                if slot:
+                    answer = self.transceive(b"", TIMEOUT_15693_US)  # EOF: next slot
+                if not answer.answered:
+                    continue
+                uid = self._inventory_uid(answer)
+                if uid is None:
+                    collided.append(slot)
+                elif uid not in found:
+                    found.append(uid)
+        finally:
+            self.write_register(TX_CONFIG, saved)  # data and start symbol again
+        return collided
+
+    # -- ISO 14443A --------------------------------------------------------------------------
+
+    def _crc(self, on: bool) -> None:
+        if self.crc_on == int(on):
+            return
+        self.crc_on = int(on)
+        if on:
+            self.or_register(CRC_TX_CONFIG, CRC_ENABLE)
+            self.or_register(CRC_RX_CONFIG, CRC_ENABLE)
+        else:
+            self.and_register(CRC_TX_CONFIG, 0xFFFFFFFF ^ CRC_ENABLE)
+            self.and_register(CRC_RX_CONFIG, 0xFFFFFFFF ^ CRC_ENABLE)
+
+    def _rx_align(self, bits: int) -> None:
+        if self.align == bits:
+            return
+        self.align = bits
+        self.and_register(CRC_RX_CONFIG, 0xFFFFFFFF ^ RX_BIT_ALIGN_MASK)
+        if bits:
+            self.or_register(CRC_RX_CONFIG, bits << RX_BIT_ALIGN_SHIFT)
+
+    def scan_14443a(self) -> list[bytes]:
+        """Every ISO 14443A card in the field (4, 7 or 10-byte UIDs), field already on.
+
+        REQA wakes the idle cards; the anticollision loop reads one UID bit by bit, taking
+        the 1 branch at every collision and keeping the 0 branch for later; SELECT completes
+        each cascade level; HLTA puts the card to sleep. The next card starts from a kept
+        branch: after REQA, the levels already known are selected directly and the
+        anticollision resumes at the branch point, so a pile of n cards costs n walks down
+        one branch each, not n walks from the root.
+        """
+        uids: list[bytes] = []
+        branches: list[tuple[bytes, int, int]] = []  # (known levels, bits known, their value)
+        for _ in range(MAX_CARDS):
+            self._crc(False)
+            self._rx_align(0)
+            atqa = self.transceive(bytes([REQA]), TIMEOUT_14443A_US, last_bits=7)
+            if not atqa.answered:
+                break
+            start = branches.pop() if branches else (b"", 0, 0)
+            uid = self._select_card(start, branches)
+            if uid is None:
+                if start[0] or start[1]:
+                    continue  # that branch's cards left the field: try the next one
+                break
+            if uid not in uids:
+                uids.append(uid)
+            self._crc(True)
+            self.transceive(bytes([HLTA, 0x00]), TIMEOUT_HLTA_US)  # no answer: halted
+        return uids
+
+    def _select(self, sel: int, level: bytes) -> int:
+        """SELECT one cascade level (5 bytes with BCC); the SAK, or -1 if nothing answered."""
+        self._crc(True)
+        self._rx_align(0)
+        answer = self.transceive(bytes([sel, 0x70]) + level, TIMEOUT_14443A_US)
+        if answer.timed_out or answer.errors or not answer.data:
+            return -1
+        return answer.data[0]
+
+    def _select_card(
+        self, start: tuple[bytes, int, int], branches: list[tuple[bytes, int, int]]
+    ) -> bytes | None:
+        done, count, known = start
+        uid = b""
+        for index in range(len(SEL_LEVELS)):
+            sel = SEL_LEVELS[index]
+            if len(done) >= 5 * (index + 1):
+                level = done[5 * index : 5 * index + 5]  # a level the branch already knows
+            else:
+                self._crc(False)
+                found = self._anticollision(sel, done, count, known, branches)
+                count = known = 0
+                if found is None or found[0] ^ found[1] ^ found[2] ^ found[3] != found[4]:
+                    return None
+                level = found
+                done += level
+            sak = self._select(sel, level)
+            if sak < 0:
+                return None
+            if not sak & SAK_CASCADE:
+                return uid + level[0:4]
+            uid += level[1:4]  # cascade tag 0x88, then three UID bytes
+        return None
+
+    def _anticollision(
+        self, sel: int, done: bytes, count: int, known: int, branches: list[tuple[bytes, int, int]]
+    ) -> bytes | None:
+        """The 5 bytes (UID part and BCC) of one card at this cascade level, starting from
+        `count` known bits; the 0 side of every collision is kept in `branches`."""
+        for _ in range(41):
+            whole, bits = count // 8, count % 8
+            frame = bytes([sel, (2 + whole) << 4 | bits])
+            frame += bytes([(known >> (8 * i)) & 0xFF for i in range((count + 7) // 8)])
+            self._rx_align(bits)
+            answer = self.transceive(frame, TIMEOUT_14443A_US, last_bits=bits)
+            if not answer.answered:
+                return None
+            received = 0
+            for i, byte in enumerate(answer.data):
+                received |= byte << (8 * i)
+            received >>= bits  # the first `bits` received positions belong to the known byte
+            if answer.collision:
+                at = answer.collision_bit - bits  # bits before the collision are common
+                if at < 0 or count + at >= 40:
+                    return None
+                known |= (received & ((1 << at) - 1)) << count
+                branches.append((done, count + at + 1, known))  # the cards with a 0 there
+                known |= 1 << (count + at)  # go on with the cards with a 1 there
+                count += at + 1
+                continue
+            known |= received << count
+            known &= (1 << 40) - 1
+            return bytes([(known >> (8 * i)) & 0xFF for i in range(5)])
+        return None
+
+    # -- one antenna -------------------------------------------------------------------------
+
+    def read_tags(self, protocols: tuple[str, ...] | list[str]) -> list[bytes]:
+        """Field on, every tag of each protocol, field off: the UIDs in this antenna's field.
+
+        A front-end that failed is set up again first (it may have been reset or replaced).
+        """
+        if not self.ready:
+            self.begin()
+        uids: list[bytes] = []
+        try:
+            for protocol in protocols:
+                self.field_on(protocol)
+                try:
+                    got = self.inventory_15693() if protocol == ISO15693 else self.scan_14443a()
+                finally:
+                    self.rf_off()
+                for uid in got:
+                    if uid not in uids:
+                        uids.append(uid)
+        except HardwareError:
+            self.ready = False
+            raise
+        return uids
