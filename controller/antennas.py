@@ -6,7 +6,7 @@ import queue
 import sys
 import threading
 import time
-from typing import TextIO
+from typing import Any, TextIO
 
 from controller.config import Config, ReaderConfig
 from controller.errors import ConfigError, DeviceError
@@ -39,48 +39,38 @@ def check_antennas(
     With `simulate` (sim backend only), a simulated hand carries one tag across every
     antenna in turn, so the whole chain from antenna to this screen can be watched.
     """
-    from drivers.reader.driver import ReaderDriver
-    from drivers.reader.framing import Frame
-    from drivers.reader.messages import BoardError, Hello
-    from drivers.reader.messages import TagIn as TagInMsg
-    from drivers.reader.messages import TagOut as TagOutMsg
+    from controller.devices import board_note, open_board, reader_driver
 
     if reader not in READERS:
         raise ConfigError(f"--reader must be one of {', '.join(READERS)}, got {reader!r}")
     name = READERS[reader]
     cfg: ReaderConfig = getattr(config, name)
-    board = None
-    port = cfg.port
-    if cfg.backend == "sim":
-        from firmware_sim.reader_board import ReaderBoardSim
-
-        board = ReaderBoardSim(cfg.antennas, kind="card" if reader == "cards" else "chip")
-        board.start()
-        port = board.path
-    elif simulate:
+    if simulate and cfg.backend != "sim":
         raise DeviceError("--simulate needs the reader's sim backend")
-    if port is None:
-        raise DeviceError(f"{name}: no serial port configured")
+    link = open_board(name, cfg, kind="card" if reader == "cards" else "chip")
+    board: Any = link if cfg.backend == "sim" else None  # the simulated board, to walk a tag
+    port = link.path
     paths = config.registries
     deck = load_deck(paths.deck) if paths.deck is not None else None
     chips = load_chips(paths.chips) if paths.chips is not None else None
     events: queue.Queue[tuple[str, object]] = queue.Queue()
     times: dict[tuple[str, str], int | None] = {}
 
-    def on_frame(frame: Frame) -> None:
-        msg = frame.msg
-        if isinstance(msg, TagInMsg | TagOutMsg) and msg.antenna < len(cfg.antennas):
-            times[(cfg.antennas[msg.antenna], msg.uid_hex)] = msg.board_ms
-        elif isinstance(msg, Hello | BoardError):
-            events.put(("frame", msg))
+    def on_frame(frame: object) -> None:
+        note = board_note(frame)
+        if note is None:
+            return
+        if note.error is not None:
+            events.put(("board_error", note.error))
+        elif note.antenna is not None and note.uid is not None and note.antenna < len(cfg.antennas):
+            times[(cfg.antennas[note.antenna], note.uid)] = note.board_ms
 
-    driver = ReaderDriver(
-        port,
-        cfg.antennas,
+    driver = reader_driver(
+        link,
+        cfg,
         on_event=lambda event: events.put(("tag", event)),
         on_alert=lambda kind, message, _d: events.put(("alert", f"{kind}: {message}")),
         clock=time.monotonic,
-        baudrate=cfg.baudrate,
         name=name,
         on_frame=on_frame,
     )
@@ -123,8 +113,8 @@ def check_antennas(
                 )
             elif kind == "alert":
                 print(f"! {item}", file=stdout)
-            elif isinstance(item, BoardError):
-                print(f"! board error {item.code}: {item.text}", file=stdout)
+            elif kind == "board_error":
+                print(f"! board error {item}", file=stdout)
         _table(driver.positions(), deck, chips, stdout)
     except KeyboardInterrupt:
         _table(driver.positions(), deck, chips, stdout)
@@ -133,8 +123,7 @@ def check_antennas(
         if walker is not None:
             walker.join(timeout=5.0)
         driver.stop()
-        if board is not None:
-            board.stop()
+        link.stop()
     return 0
 
 
@@ -157,11 +146,9 @@ def _demo_uid(reader: str, deck: DeckRegistry | None, chips: ChipRegistry | None
     return "04DE000000AA55"
 
 
-def _walk(board: object, antennas: tuple[str, ...], uid: str, stop: threading.Event) -> None:
-    """A simulated hand: the tag lies on each antenna in turn for a moment."""
-    from firmware_sim.reader_board import ReaderBoardSim
-
-    assert isinstance(board, ReaderBoardSim)
+def _walk(board: Any, antennas: tuple[str, ...], uid: str, stop: threading.Event) -> None:
+    """A simulated hand: the tag lies on each antenna in turn for a moment (`board`: the
+    simulated reader board, which the sim backend gives as its link)."""
     for antenna in antennas:
         if stop.wait(0.2):
             return

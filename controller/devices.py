@@ -114,6 +114,31 @@ def reader_driver(link: BoardLink, config: ReaderConfig, **kw: Any) -> ReaderDri
     return ReaderDriver(link.path, config.antennas, baudrate=config.baudrate, **kw)
 
 
+@dataclass(frozen=True)
+class BoardNote:
+    """What one frame of a reader board said, for a live check of its antennas: a tag
+    report (antenna index, uid, the board's time) or a board error."""
+
+    antenna: int | None = None
+    uid: str | None = None
+    board_ms: int | None = None
+    error: str | None = None
+
+
+def board_note(frame: Any) -> BoardNote | None:
+    """A reader driver's decoded frame as a `BoardNote`, or None for other messages."""
+    from drivers.reader.messages import BoardError
+    from drivers.reader.messages import TagIn as TagReport
+    from drivers.reader.messages import TagOut as TagGone
+
+    msg = frame.msg
+    if isinstance(msg, TagReport | TagGone):
+        return BoardNote(antenna=msg.antenna, uid=msg.uid_hex, board_ms=msg.board_ms)
+    if isinstance(msg, BoardError):
+        return BoardNote(error=f"{msg.code}: {msg.text}")
+    return None
+
+
 def pin_plan(config: GpioConfig) -> PinPlan:
     """The GPIO configuration's pins, as the button and lamp drivers take them."""
     from drivers.gpio import PinPlan

@@ -22,6 +22,7 @@ DEVICE_WIRING = {
 }
 #: The shell's modules that do I/O (devices, files, sockets, clocks, threads).
 SHELL = (
+    "antennas",
     "backends",
     "cli",
     "daemon",
