@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Protocol
 
+from controller.engine.ports import Emitter
 from controller.engine.positions import Positions
 from controller.rules import RuleError
 from controller.rules.betting import (
@@ -24,14 +25,6 @@ from controller.rules.pots import Pot, award, build_pots, uncalled
 
 STRUCTURES = {"nlhe": "nl", "plhe": "pl", "flhe": "fl"}
 STREETS = ("preflop", "flop", "turn", "river")
-
-
-class Emitter(Protocol):
-    """Where the flow sends what it decides (the engine)."""
-
-    def event(self, kind: str, **fields: Any) -> None: ...
-
-    def alert(self, kind: str, severity: str, message: str, **fields: Any) -> None: ...
 
 
 class StackHolder(Protocol):

@@ -8,8 +8,9 @@ from collections import OrderedDict
 from typing import Any
 
 from controller.engine.cards import CardMap
-from controller.engine.engine import Engine, Level, Staffer
+from controller.engine.engine import Engine
 from controller.engine.positions import Positions
+from controller.engine.state import Level, Staffer
 from controller.errors import CheckpointError
 
 VERSION = 3

@@ -5,19 +5,21 @@ from __future__ import annotations
 import contextlib
 from collections import OrderedDict
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any
 
 from controller import messages as topics
-from controller.config import Config
 from controller.engine.betting_flow import Blinds, HandBetting
 from controller.engine.cards import CardMap
 from controller.engine.dealing import FLOOR_AUTHORITY_SECONDS, PROCEDURE_HOLD, DealWatch
+from controller.engine.ports import CardResolver, ChipResolver, StaffSource
 from controller.engine.positions import (
     Positions,
     fresh_positions,
     next_positions,
     waits_for_button,
 )
+from controller.engine.spec import EngineSpec
+from controller.engine.state import Level, Seat, Staffer
 from controller.messages import Message
 from controller.rules import RuleError
 from controller.rules.profiles import get_profile, misdeal_allowed, rule_ref
@@ -26,96 +28,6 @@ from controller.trace import Badge, ButtonPress, Command, Device, Event, TagIn, 
 BOARD_STREET = {3: "flop", 4: "turn", 5: "river"}
 #: How many answered request ids the engine remembers (a day of a busy table's commands).
 ANSWERED_KEPT = 1024
-
-
-class CardResolver(Protocol):
-    """Deck registry: tag UID to card name."""
-
-    def card_of(self, uid: str) -> str | None: ...
-
-
-class ChipResolver(Protocol):
-    """Chip registry: tag UID to chip value."""
-
-    def value_of(self, uid: str) -> int | None: ...
-
-
-class StaffLike(Protocol):
-    """A staff registry entry (controller.staff.StaffMember)."""
-
-    @property
-    def uid(self) -> str: ...
-
-    @property
-    def name(self) -> str: ...
-
-    @property
-    def role(self) -> str: ...
-
-
-class StaffSource(Protocol):
-    """The staff registry the engine starts from (controller.staff.StaffRegistry)."""
-
-    def members(self) -> list[Any]: ...
-
-
-@dataclass(frozen=True, slots=True)
-class Staffer:
-    """A member of staff as the engine knows them: badge UID, name, role."""
-
-    uid: str
-    name: str
-    role: str  # dealer | floor
-
-    def ref(self) -> dict[str, str]:
-        """How events name them."""
-        return {"uid": self.uid, "name": self.name}
-
-
-@dataclass(frozen=True, slots=True)
-class EngineSpec:
-    """What the engine needs to know of the table: identity, size, rules."""
-
-    table: str
-    room: str
-    seats: int
-    profile: str = "tda-2019"
-    game: str = "nlhe"
-    settle_seconds: float = 1.0
-    odd_chip_unit: int = 1  # rule 20: odd chips are broken into the smallest chip in play
-
-    @classmethod
-    def from_config(cls, config: Config) -> EngineSpec:
-        """The engine's view of a table configuration."""
-        return cls(
-            table=config.table.id,
-            room=config.table.room,
-            seats=config.table.seats,
-            profile=config.rules.profile,
-            game=config.rules.game,
-            settle_seconds=config.rules.settle_seconds,
-        )
-
-
-@dataclass(frozen=True, slots=True)
-class Level:
-    """Blinds and ante of a level (rule 23: a new level applies from the next hand)."""
-
-    small_blind: int = 0
-    big_blind: int = 0
-    ante: int = 0
-    bb_ante: bool = False
-
-
-@dataclass(slots=True)
-class Seat:
-    """A seat and the player in it."""
-
-    number: int
-    player: str | None = None
-    stack: int = 0
-    new: bool = False  # seated since the last hand started (rules 8, 10)
-    away: bool = False  # not at the table (rule 30): dealt in, hand killed after the deal
 
 
 @dataclass(slots=True)
