@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import contextlib
 from collections import OrderedDict
-from dataclasses import dataclass, field
 from typing import Any
 
 from controller import messages as topics
 from controller.engine.betting_flow import Blinds, HandBetting
 from controller.engine.cards import CardMap
-from controller.engine.dealing import FLOOR_AUTHORITY_SECONDS, PROCEDURE_HOLD, DealWatch
+from controller.engine.dealing import HandDealing
+from controller.engine.hand import Hand
 from controller.engine.ports import CardResolver, ChipResolver, StaffSource
 from controller.engine.positions import (
     Positions,
@@ -18,37 +18,20 @@ from controller.engine.positions import (
     next_positions,
     waits_for_button,
 )
+from controller.engine.procedures import fouled_deck_35e, misdeal_35
+from controller.engine.procedures.base import Alert, CallFloor, Changed, Republish, Say, TableEffect
+from controller.engine.procedures.four_card_flop_39 import PROCEDURE_HOLD
 from controller.engine.spec import EngineSpec
 from controller.engine.state import Level, Seat, Staffer
 from controller.messages import Message
 from controller.rules import RuleError
-from controller.rules.profiles import get_profile, misdeal_allowed, rule_ref
+from controller.rules.profiles import get_profile, rule_ref
 from controller.trace import Badge, ButtonPress, Command, Device, Event, TagIn, TagOut, Tick
 
 BOARD_STREET = {3: "flop", 4: "turn", 5: "river"}
 #: How many answered request ids the engine remembers (a day of a busy table's commands).
 ANSWERED_KEPT = 1024
-
-
-@dataclass(slots=True)
-class Hand:
-    """One hand in progress."""
-
-    number: int
-    positions: Positions
-    level: Level
-    dealt_in: list[int]
-    started_t: float
-    hole: dict[int, list[str]] = field(default_factory=dict)
-    board: list[str] = field(default_factory=list)
-    burns: list[str] = field(default_factory=list)
-    street: str = "preflop"
-    betting: HandBetting | None = None
-    watch: DealWatch | None = None
-    dealer: dict[str, str] | None = None
-    trigger: str = "shuffler"
-    extras: set[str] = field(default_factory=set)  # extra cards taken back (not hole cards)
-    redeals: int = 0
+FLOOR_AUTHORITY_SECONDS = 300.0  # a floor badge authorises rulings for five minutes
 
 
 class Engine:
@@ -107,9 +90,9 @@ class Engine:
         """Apply one input event; return the messages to publish, in order."""
         self.t = event.t
         self._out = []
-        watch = self.hand.watch if self.hand is not None else None
-        if watch is not None:
-            watch.before_input(board_card=isinstance(event, TagIn) and event.antenna == "board")
+        dealing = self._dealing
+        if dealing is not None:
+            dealing.before_input(board_card=isinstance(event, TagIn) and event.antenna == "board")
         self._settle_before(event)
         if isinstance(event, Command):
             self._rejected = None
@@ -128,17 +111,20 @@ class Engine:
             self._device(event)
         elif isinstance(event, Tick):
             pass
-        watch = self.hand.watch if self.hand is not None else None
-        if watch is not None:
-            watch.after_apply(event.t)
-            watch.sync_hold(event.t)  # a pending four-card flop holds the table (39)
+        dealing = self._dealing
+        if dealing is not None:
+            dealing.after_apply(event.t)
+            dealing.sync_hold(event.t)  # a pending four-card flop holds the table (39)
         self._finish_if_complete()
-        if self.hand is None and self.holds.pop(PROCEDURE_HOLD, None) is not None:
-            self._dirty = True  # the hand ended (a fouled deck): its hold goes with it
         if self._dirty:
             self._publish_state_if_changed()
         out, self._out = self._out, []
         return out
+
+    @property
+    def _dealing(self) -> HandDealing | None:
+        """The dealing of the hand in progress, if any."""
+        return self.hand.dealing if self.hand is not None else None
 
     @property
     def _betting(self) -> HandBetting | None:
@@ -151,15 +137,65 @@ class Engine:
         While a reader board is offline no push is read as settled by time: its chips may
         not all have been seen (the table is held).
         """
-        if {"card_reader", "chip_reader", PROCEDURE_HOLD} & self.holds.keys():
+        if {"card_reader", "chip_reader"} & self.holds.keys() or self._flop_held():
             return None
         betting = self._betting
         return betting.deadline() if betting else None
 
     def wants_draw(self) -> tuple[str, int] | None:
         """A random draw the shell must supply as a `draw` command (RP-14): (purpose, of)."""
-        watch = self.hand.watch if self.hand is not None else None
-        return watch.wants_draw() if watch is not None else None
+        dealing = self._dealing
+        return dealing.wants_draw() if dealing is not None else None
+
+    def _flop_held(self) -> bool:
+        """A four-card flop holds the table (rule 39)."""
+        dealing = self._dealing
+        return dealing is not None and dealing.hold.reason is not None
+
+    def held(self) -> list[str]:
+        """Why the table is held, in order: its own holds and a four-card flop's (39)."""
+        if self._flop_held():
+            return sorted({*self.holds, PROCEDURE_HOLD})
+        return sorted(self.holds)
+
+    def cards_at(self, antenna: str) -> list[str]:
+        """Cards read at an antenna, in arrival order."""
+        return self.cards.cards_at(antenna)
+
+    def table_clear(self) -> bool:
+        """No card is read at a seat, on the board or at the burn."""
+        return not any(
+            cards
+            for a, cards in self.cards.contents.items()
+            if cards and (a.startswith("seat") or a in ("board", "burn"))
+        )
+
+    def away(self, seat: int) -> bool:
+        """The seat's player is away from the table (rule 30)."""
+        return self.seats[seat].away
+
+    def penalty(self, seat: int) -> int:
+        """Hands the seat still has to miss (rule 71)."""
+        return self.penalties.get(seat, 0)
+
+    def call_floor(self) -> None:
+        """Call the floor (the floor lamp, until a floor badge is read or the floor rules)."""
+        self.floor_called = True
+
+    def do(self, effects: list[TableEffect]) -> None:
+        """Carry out what a procedure asked of the table, in order."""
+        for effect in effects:
+            match effect:
+                case Say(kind, fields):
+                    self._event(kind, **fields)
+                case Alert(kind, severity, message, fields):
+                    self._alert(kind, severity, message, **fields)
+                case CallFloor():
+                    self.call_floor()
+                case Changed():
+                    self.mark_dirty()
+                case Republish(seat):
+                    self.holecards(seat)
 
     def mark_dirty(self) -> None:
         """The public state changed without an event of its own."""
@@ -195,7 +231,7 @@ class Engine:
             return
         if isinstance(event, Device):
             return  # a board going or coming is no table action: it settles nothing
-        if PROCEDURE_HOLD in self.holds:
+        if self._flop_held():
             return  # a four-card flop holds the table: no push is taken as a bet (39)
         if isinstance(event, Tick):
             betting.settle(event.t, only_due=True)
@@ -210,9 +246,9 @@ class Engine:
     def _finish_if_complete(self) -> None:
         betting = self._betting
         if betting is not None and betting.phase == "complete":
-            watch = self.hand.watch if self.hand is not None else None
-            if watch is not None:
-                watch.hand_over()
+            dealing = self._dealing
+            if dealing is not None:
+                dealing.hand_over(self.t)
             self._complete_hand()
 
     def lamps(self) -> dict[str, bool]:
@@ -221,8 +257,8 @@ class Engine:
         The shell drives the fault lamp itself.
         """
         lamps = {f"allin{n}": self._seat_status(n) == "allin" for n in self.seats}
-        watch = self.hand.watch if self.hand is not None else None
-        pending = watch.pending() if watch is not None else []
+        dealing = self._dealing
+        pending = dealing.pending() if dealing is not None else []
         lamps["pending"] = bool(pending)
         lamps["floor"] = (
             self.floor_called
@@ -280,11 +316,11 @@ class Engine:
             "pots": self._pots(betting),
             "to_act": betting.to_act if betting is not None else None,
             "substantial_action": betting.substantial_action if betting is not None else False,
-            "held": sorted(self.holds),
+            "held": self.held(),
             "dealer": self.dealer.ref() if self.dealer else None,
             "floor": self.floor_ref(),
-            "procedures": [p.public() for p in hand.watch.pending()]
-            if hand is not None and hand.watch is not None
+            "procedures": [p.public() for p in hand.dealing.pending()]
+            if hand is not None and hand.dealing is not None
             else [],
             "seats": seats,
         }
@@ -499,10 +535,12 @@ class Engine:
             else:
                 self.staff[uid] = Staffer(uid, str(args["person"]), str(args["role"]))
         elif cmd.name == "draw":
-            watch = self.hand.watch if self.hand is not None else None
-            error = "no hand in progress" if watch is None else None
-            if watch is not None:
-                error = watch.draw(str(args["purpose"]), int(args["pick"]), int(args["of"]))
+            dealing = self._dealing
+            error = "no hand in progress" if dealing is None else None
+            if dealing is not None:
+                error = dealing.draw(
+                    self.t, str(args["purpose"]), int(args["pick"]), int(args["of"])
+                )
             if error is not None:
                 self._reject(cmd, error)
 
@@ -529,8 +567,8 @@ class Engine:
         owed: dict[int, int] = {}
         if betting is not None:
             folded = set(betting.dealt_in) - betting.live  # a fold stays a fold (rule 58)
-            if hand.watch is not None:
-                hand.watch.restore_posted()
+            if hand.dealing is not None:
+                hand.dealing.restore_posted()
                 betting = hand.betting
                 assert betting is not None
             betting.live -= folded
@@ -560,15 +598,9 @@ class Engine:
     def _button(self, press: ButtonPress) -> None:
         if press.name == "shuffler":
             if "shuffler" in self.profile.hand_start_triggers:
-                watch = self.hand.watch if self.hand is not None else None
-                if watch is not None and watch.awaiting_redeal():
-                    self._alert(
-                        "redeal_same_hand",
-                        "info",
-                        "shuffler pressed for the re-deal: the same hand, an exact re-play "
-                        "(rule 35-C)",
-                        rule="35C",
-                    )
+                dealing = self._dealing
+                if dealing is not None and dealing.awaiting_redeal():
+                    self.do([misdeal_35.redeal_same_hand()])
                     return
                 if self._hand_not_dealt_yet("shuffler"):
                     self._alert(
@@ -605,18 +637,20 @@ class Engine:
                 button=press.name,
             )
             return
-        watch = self.hand.watch if self.hand is not None else None
-        if press.name in ("misdeal", "boxed", "exposed", "floor") and watch is not None:
-            self._panel(press, watch)
+        dealing = self._dealing
+        if press.name in ("misdeal", "boxed", "exposed", "floor") and dealing is not None:
+            self._panel(press, dealing)
             return
         if (
-            watch is not None
+            dealing is not None
             and press.name in ("check", "allin", "raise")
-            and watch.refuse(press.name, press.seat if press.name == "allin" else betting.to_act)
+            and dealing.refuse(
+                press.t, press.name, press.seat if press.name == "allin" else betting.to_act
+            )
         ):
             return
-        if watch is not None and press.name == "check" and betting.to_act is not None:
-            watch.end_of_deal(press.t, upto=betting.to_act)
+        if dealing is not None and press.name == "check" and betting.to_act is not None:
+            dealing.end_of_deal(press.t, upto=betting.to_act)
         if press.name == "check":
             betting.check(press.t)
         elif press.name == "allin" and press.seat is not None:
@@ -636,47 +670,28 @@ class Engine:
             else:
                 betting.declare(seat, "raise")
 
-    def _panel(self, press: ButtonPress, watch: DealWatch) -> None:
+    def _panel(self, press: ButtonPress, dealing: HandDealing) -> None:
         """The dealer panel's declarations: misdeal, boxed, exposed, floor."""
         if press.name == "boxed":
-            watch.boxed(press.t)
+            dealing.boxed(press.t)
         elif press.name == "exposed":
-            watch.exposed(press.t)
+            dealing.exposed(press.t)
         elif press.name == "misdeal":
-            betting = self._betting
-            actions = list(betting.actions) if betting is not None else []
-            stands = not misdeal_allowed(self.profile, actions)
-            if stands and self.floor_present():
-                watch.misdeal(press.t, "floor_ruling", floor=True, by=self.floor_ref())
-            else:
-                watch.misdeal(press.t, "declared")
+            dealing.misdeal_pressed(press.t)
         elif press.name == "floor":
             if self.floor_present():
-                self._floor_ruling(watch)
+                self._floor_ruling(dealing)
             else:
                 self.floor_called = True
                 self._alert(
                     "floor_called", "warning", "dealer pressed floor: floor called", button="floor"
                 )
 
-    def _floor_ruling(self, watch: DealWatch | None) -> None:
+    def _floor_ruling(self, dealing: HandDealing | None) -> None:
         """The floor, badge read, presses `floor`: releases holds and settles open calls."""
-        released = sorted(k for k in self.holds if k in ("fouled_deck", PROCEDURE_HOLD))
-        for k in released:
-            del self.holds[k]
-        closed = []
-        if watch is not None:
-            for proc in watch.pending():
-                if proc.kind in ("floor_call", "four_card_flop") or proc.needs_floor:
-                    closed.append(proc.kind)
-                    proc.stage = "done"
-                    proc.needs_floor = False
-            if closed and self.hand is not None:
-                # The floor's ruling stands as the cards now lie: the board is what is read.
-                on_board = self.cards.cards_at("board")
-                if on_board != self.hand.board and len(on_board) in (0, 3, 4, 5):
-                    self.hand.board[:] = on_board
-                    watch.premature_left.clear()
+        released = [k for k in self.held() if k in ("fouled_deck", PROCEDURE_HOLD)]
+        self.holds.pop("fouled_deck", None)
+        closed = dealing.floor_ruled() if dealing is not None else []
         self.floor_called = False
         self._event(
             "floor_ruling",
@@ -706,8 +721,8 @@ class Engine:
             and {hand.trigger, trigger} == {"shuffler", "dealer_push"}
             and not hand.hole
             and not hand.board
-            and hand.watch is not None
-            and not hand.watch.deal.dealt
+            and hand.dealing is not None
+            and not hand.dealing.deal.dealt
             and hand.redeals == 0
             and (betting is None or not any(betting.posted.values()))
         )
@@ -793,7 +808,7 @@ class Engine:
             odd_unit=self.spec.odd_chip_unit,
             straddle_multiple=self.profile.straddle.multiple if self.profile.straddle else 0,
         )
-        hand.watch = DealWatch(self, hand)
+        hand.dealing = HandDealing(self, hand, hand.betting, self.spec.game)
         # Chips put out before the start count as the seat's forced bet (the blinds set out
         # before the shuffler, or before the lift under casinos-austria); anywhere else they
         # are no bet of this hand (a pot pushed onto a winner's bet zone, say).
@@ -962,22 +977,12 @@ class Engine:
         """Rule 35-E: a foreign or duplicate card stops play and every bet is returned."""
         hand = self.hand
         assert hand is not None
-        self._event("fouled_deck", reason=why, rule="35E", **details)
-        self.holds["fouled_deck"] = why
-        self.floor_called = True
-        self._alert(
-            "fouled_deck",
-            "critical",
-            f"fouled deck ({why}): play stops, every bet is returned (rule 35-E); "
-            "replace the deck; the floor releases the table",
-            rule="35E",
-        )
+        self.do(fouled_deck_35e.stopped(why, details))
+        self.holds[fouled_deck_35e.FOULED_DECK_HOLD] = why
+        self.do(fouled_deck_35e.floor_called(why))
         betting = hand.betting
         if betting is not None and betting.phase != "complete":
-            refunds = betting.refund_all()
-            self._event(
-                "bets_returned", refunds={str(s): c for s, c in sorted(refunds.items())}, rule="35E"
-            )
+            self.do(fouled_deck_35e.bets_returned(betting.refund_all()))
         self._close_hand(hand)
 
     # ------------------------------------------------------------------ tags
@@ -1037,8 +1042,8 @@ class Engine:
         if isinstance(tag, TagIn):
             assert value is not None
             betting.chip_in(tag.t, seat, chip, value)
-            if hand.watch is not None:
-                hand.watch.refuse("push", seat)  # held (39): the push waits, unsettled
+            if hand.dealing is not None:
+                hand.dealing.refuse(tag.t, "push", seat)  # held (39): the push waits, unsettled
         else:
             betting.chip_out(tag.t, seat, chip)
 
@@ -1101,7 +1106,7 @@ class Engine:
                 if self.holds:
                     return  # refused with a `table_held` alert
                 hand = self.hand
-            if hand is None or hand.watch is None:
+            if hand is None or hand.dealing is None:
                 self._alert(
                     "card_outside_hand",
                     "warning",
@@ -1127,10 +1132,10 @@ class Engine:
                     break
             if hand.betting is not None:
                 hand.betting.cards_dealt = True
-            if hand.watch.hole_card(tag.t, seat, card) and hand.hole.get(seat):
+            if hand.dealing.hole_card(tag.t, seat, card) and hand.hole.get(seat):
                 self._holecards(seat, hand.hole[seat])
         elif tag.antenna == "board":
-            if hand is None or hand.watch is None:
+            if hand is None or hand.dealing is None:
                 self._alert(
                     "card_outside_hand",
                     "warning",
@@ -1139,29 +1144,18 @@ class Engine:
                 return
             if others or card in hand.board:
                 return
-            hand.watch.board_card(tag.t, card)
-        elif tag.antenna == "burn" and hand is not None and hand.watch is not None:
-            hand.watch.burn_card(tag.t, card)
+            hand.dealing.board_card(tag.t, card)
+        elif tag.antenna == "burn" and hand is not None and hand.dealing is not None:
+            hand.dealing.burn_card(tag.t, card)
         elif tag.antenna == "muck" and hand is not None and hand.betting is not None:
             for seat, cards in hand.hole.items():
                 if card in cards:
                     # Held (39): the fold is kept and taken when the table is released.
                     live = seat in hand.betting.live
-                    if not (live and hand.watch is not None and hand.watch.refuse("fold", seat)):
-                        self.mucked(tag.t, seat)
+                    dealing = hand.dealing
+                    if dealing is not None and not (live and dealing.refuse(tag.t, "fold", seat)):
+                        dealing.mucked(tag.t, seat)
                     break
-
-    def mucked(self, t: float, seat: int) -> None:
-        """A seat's cards reached the muck: a fold, or a short hand killed (rule 38)."""
-        hand = self.hand
-        if hand is None or hand.betting is None:
-            return
-        if hand.watch is not None:
-            hand.watch.end_of_deal(t, upto=seat)
-        if hand.watch is not None and hand.watch.is_short(seat):
-            hand.watch.kill_dead_hand(t, seat, f"seat {seat} had too few cards")
-        else:
-            hand.betting.fold(t, seat)
 
     def _tag_out(self, tag: TagOut) -> None:
         card, value, chip = self._resolve(tag)
@@ -1189,9 +1183,9 @@ class Engine:
             )
         ):
             self._last_hand_cards = set()  # the table is cleared: any card now is a new deal
-        watch = self.hand.watch if self.hand is not None else None
-        if watch is None:
+        dealing = self._dealing
+        if dealing is None:
             return
         if tag.antenna == "board":
-            watch.board_left(card)
-        watch.collected()
+            dealing.board_left(tag.t, card)
+        dealing.collected()
