@@ -779,7 +779,7 @@ class _Hands:
         self.chips.clear()
         engine = t.engine
         empty = [n for n, s in engine.seats.items() if s.player is None]
-        if empty and len(engine._eligible()) >= 3 and self.rng.random() < 0.4:
+        if empty and len(engine.eligible()) >= 3 and self.rng.random() < 0.4:
             seat = self.rng.choice(empty)
             t.do(ev(t=t.step(), event="command", name="seat", seat=seat, player="N", stack=5000))
 
@@ -787,7 +787,7 @@ class _Hands:
         """Play one hand; False when fewer than two players are left."""
         t, rng = self.t, self.rng
         self.clear_table()
-        if len(t.engine._eligible()) < 2:
+        if len(t.engine.eligible()) < 2:
             return False
         t.shuffle()
         hand = t.engine.hand
