@@ -7,6 +7,7 @@ from typing import Any
 
 from controller import messages as topics
 from controller.engine import hands
+from controller.engine.antennas import antenna
 from controller.engine.betting_flow import HandBetting
 from controller.engine.inputs import badges, buttons, chips, commands, devices, tags
 from controller.engine.procedures.fouled_deck_35e import FOULED_DECK_HOLD
@@ -29,7 +30,8 @@ class Engine(Table):
         self._out = []
         dealing = self.dealing
         if dealing is not None:
-            dealing.before_input(board_card=isinstance(event, TagIn) and event.antenna == "board")
+            board_card = isinstance(event, TagIn) and antenna(event.antenna).kind == "board"
+            dealing.before_input(board_card=board_card)
         chips.settle_before(self, event)
         if isinstance(event, Command):
             commands.apply_command(self, event)
