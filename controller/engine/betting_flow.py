@@ -8,6 +8,7 @@ from typing import Protocol
 
 from controller.engine.ports import Emitter
 from controller.engine.positions import Positions
+from controller.engine.procedures.premature_card_rp5 import PREMATURE_RULES
 from controller.rules import RuleError
 from controller.rules.betting import (
     Action,
@@ -379,7 +380,7 @@ class HandBetting:
                 "critical",
                 f"{street} dealt before the {STREETS[self.street_i]} betting was complete",
                 street=street,
-                rule={"flop": "RP-5A", "turn": "RP-5B", "river": "RP-5C"}[street],
+                rule=PREMATURE_RULES[street],
             )
             return
         if self.phase == "waiting" and index == self.street_i + 1:
