@@ -32,9 +32,9 @@ def facing_1000(**push: Any) -> PushRuling:
     return interpret_push(**args)
 
 
-def to_the_river() -> Table:
-    """Seats 1-3, button 3, blinds 50/100: everyone calls and checks to the river."""
-    table = Table(button=3)
+def to_the_flop(table: Table) -> Table:
+    """Seats 1-3, button 3, blinds 50/100: seat 3 and the small blind call, the big blind
+    checks."""
     table.shuffle()
     table.push(1, 25, 25)
     table.push(2, 100)
@@ -42,6 +42,12 @@ def to_the_river() -> Table:
     table.push(3, 100)
     table.push(1, 50)
     table.button("check")
+    return table
+
+
+def to_the_river() -> Table:
+    """Everyone checks the flop and the turn; the river is dealt."""
+    table = to_the_flop(Table(button=3))
     for board, burn in ((("2c", "7d", "9h"), "3c"), (("Jc",), "4c")):
         table.board(*board, burn=burn)
         for _ in range(3):
@@ -167,13 +173,7 @@ def test_rule_71C_the_penalised_seat_is_killed_each_hand_until_the_penalty_is_se
 def test_rule_RP14_the_table_draws_the_burn_once_and_only_with_the_floor_present() -> None:
     table = Table(seats=(1, 2, 3), button=3)
     table.engine.staff[FLOOR.uid] = FLOOR
-    table.shuffle()
-    table.push(1, 25, 25)
-    table.push(2, 100)
-    table.deal(HOLE)
-    table.push(3, 100)
-    table.push(1, 50)
-    table.button("check")
+    to_the_flop(table)
     table.board("Td", "5s", "4c", "Kh", burn="3d")  # four cards on the flop (39)
 
     def draw(pick: int) -> dict[str, Any]:

@@ -20,17 +20,13 @@ from controller.engine.procedures import (
     premature_card_rp5,
 )
 from controller.engine.procedures.base import (
-    Alert,
     Begin,
-    CallFloor,
     Changed,
     CorrectBoard,
     Effect,
     Kill,
     PlanBurns,
     Procedure,
-    Republish,
-    Say,
     TakeFold,
     violation,
 )
@@ -108,19 +104,8 @@ class HandDealing:
 
     def _do(self, t: float, effects: Iterable[Effect]) -> None:
         """Carry out what a procedure asked, in order."""
-        out = self.table
         for effect in effects:
             match effect:
-                case Say(kind, fields):
-                    out.event(kind, **fields)
-                case Alert(kind, severity, message, fields):
-                    out.alert(kind, severity, message, **fields)
-                case CallFloor():
-                    out.call_floor()
-                case Changed():
-                    out.mark_dirty()
-                case Republish(seat):
-                    out.holecards(seat)
                 case Begin(procedure, severity):
                     self.procedures.append(procedure)
                     self._do(t, procedure.announce(severity))
@@ -134,6 +119,8 @@ class HandDealing:
                     self.burn_plan[street] = allowed
                     if since is not None:
                         self.burns_before = since
+                case _:
+                    self.table.do([effect])  # events, alerts, the floor called, ...
 
     def _kill(self, t: float, seat: int, rule: str, why: str) -> None:
         betting = self.betting

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any, Protocol
 
+from controller.engine.procedures.base import TableEffect
 from controller.rules.profiles import Profile
 
 
@@ -42,6 +43,8 @@ class TableView(Protocol):
 
 class TableOutputs(Emitter, Protocol):
     """What the hand's dealing flow may ask of the table besides events and alerts."""
+
+    def do(self, effects: list[TableEffect]) -> None: ...
 
     def call_floor(self) -> None: ...
 

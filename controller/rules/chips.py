@@ -99,18 +99,42 @@ def interpret_push(
     this seat ("47-A" not re-opened, "48" cap, "uncalled" no one left to call), or None.
     ``declared``: a raise/all-in declared before the chips (all-in button, panel).
     """
-    push = _Push.count(
+    _check_chips("prior_chips", prior_chips)
+    _check_chips("pulled_back", pulled_back)
+    _check_chips("new_chips", new_chips)
+    if min(current_bet, already_in, stack_behind) < 0 or min_increment <= 0:
+        raise RuleError("negative amounts or non-positive minimum increment")
+    remaining = Counter(prior_chips)
+    remaining.subtract(Counter(pulled_back))
+    if any(n < 0 for n in remaining.values()):
+        raise RuleError("pulled back chips that were not in the bet zone")
+    left = sorted(remaining.elements())
+    brought_in = max(0, already_in - sum(prior_chips))
+    available = stack_behind + sum(pulled_back)
+    pushed = sum(new_chips)
+    if pushed > available:
+        raise RuleError(f"pushed {pushed} but only {available} behind")
+    if not new_chips and not pulled_back and declared is None:
+        raise RuleError("empty push")
+    min_total = current_bet + min_increment
+    if max_total is not None:
+        min_total = min(min_total, max(max_total, current_bet))
+    push = _Push(
         current_bet=current_bet,
         already_in=already_in,
-        prior_chips=prior_chips,
-        pulled_back=pulled_back,
-        new_chips=new_chips,
-        stack_behind=stack_behind,
         min_increment=min_increment,
         max_total=max_total,
         raise_closed=raise_closed,
-        declared=declared,
         structure=structure,
+        new_chips=new_chips,
+        prior_chips=prior_chips,
+        pulled_back=pulled_back,
+        left=left,
+        brought_in=brought_in,
+        wealth=brought_in + sum(prior_chips) + stack_behind,
+        physical=brought_in + sum(left) + pushed,
+        allin=pushed == available and available > 0,
+        min_total=min_total,
     )
     if declared is not None:
         return push.as_declared(declared)  # rules 40-A, 43-A, 44, 45-A, 51-A, 55-B
@@ -144,61 +168,6 @@ class _Push:
     allin: bool  # the push put out every chip the seat had behind
     min_total: int  # the smallest full bet/raise total
     rules: list[str] = field(default_factory=list)
-
-    @classmethod
-    def count(
-        cls,
-        *,
-        current_bet: int,
-        already_in: int,
-        prior_chips: Sequence[int],
-        pulled_back: Sequence[int],
-        new_chips: Sequence[int],
-        stack_behind: int,
-        min_increment: int,
-        max_total: int | None,
-        raise_closed: str | None,
-        declared: Declared | None,
-        structure: Structure,
-    ) -> _Push:
-        """Check the push and count it; RuleError if it cannot be."""
-        _check_chips("prior_chips", prior_chips)
-        _check_chips("pulled_back", pulled_back)
-        _check_chips("new_chips", new_chips)
-        if min(current_bet, already_in, stack_behind) < 0 or min_increment <= 0:
-            raise RuleError("negative amounts or non-positive minimum increment")
-        remaining = Counter(prior_chips)
-        remaining.subtract(Counter(pulled_back))
-        if any(n < 0 for n in remaining.values()):
-            raise RuleError("pulled back chips that were not in the bet zone")
-        left = sorted(remaining.elements())
-        brought_in = max(0, already_in - sum(prior_chips))
-        available = stack_behind + sum(pulled_back)
-        pushed = sum(new_chips)
-        if pushed > available:
-            raise RuleError(f"pushed {pushed} but only {available} behind")
-        if not new_chips and not pulled_back and declared is None:
-            raise RuleError("empty push")
-        min_total = current_bet + min_increment
-        if max_total is not None:
-            min_total = min(min_total, max(max_total, current_bet))
-        return cls(
-            current_bet=current_bet,
-            already_in=already_in,
-            min_increment=min_increment,
-            max_total=max_total,
-            raise_closed=raise_closed,
-            structure=structure,
-            new_chips=new_chips,
-            prior_chips=prior_chips,
-            pulled_back=pulled_back,
-            left=left,
-            brought_in=brought_in,
-            wealth=brought_in + sum(prior_chips) + stack_behind,
-            physical=brought_in + sum(left) + pushed,
-            allin=pushed == available and available > 0,
-            min_total=min_total,
-        )
 
     @property
     def call_total(self) -> int:

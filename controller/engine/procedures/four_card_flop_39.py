@@ -287,6 +287,19 @@ def hold_reason(pending: Iterable[Procedure], floor: bool) -> str | None:
     return None
 
 
+#: What happens to a push or a fold made while the table is held.
+KEPT_WHILE_HELD = {
+    "push": (
+        "Seat {seat}'s chips are not a bet: take them back (chips left in the zone "
+        "are read as the seat's push once the table is released)"
+    ),
+    "fold": (
+        "Seat {seat}'s cards reached the muck: the fold stands and is taken once the "
+        "table is released"
+    ),
+}
+
+
 @dataclass(slots=True)
 class FlopHold:
     """The hold a pending four-card flop puts on the table (rule 39); its only writer.
@@ -299,8 +312,8 @@ class FlopHold:
 
     reason: str | None = None
     held: bool = False
-    pushes: set[int] = field(default_factory=set)
-    folds: list[int] = field(default_factory=list)
+    pushes: list[int] = field(default_factory=list)  # seats whose pushes wait, unsettled
+    folds: list[int] = field(default_factory=list)  # folds to take, in muck order
 
     def sync(
         self,
@@ -353,22 +366,12 @@ class FlopHold:
         reason = self.reason
         if reason is None:
             return False, []
-        if action == "push":
-            if seat is None or seat in self.pushes:
+        if action in ("push", "fold"):
+            kept = self.pushes if action == "push" else self.folds
+            if seat is None or seat in kept:
                 return True, []
-            self.pushes.add(seat)
-            what = (
-                f"Seat {seat}'s chips are not a bet: take them back (chips left in the zone "
-                "are read as the seat's push once the table is released)"
-            )
-        elif action == "fold":
-            if seat is None or seat in self.folds:
-                return True, []
-            self.folds.append(seat)
-            what = (
-                f"Seat {seat}'s cards reached the muck: the fold stands and is taken once the "
-                "table is released"
-            )
+            kept.append(seat)
+            what = KEPT_WHILE_HELD[action].format(seat=seat)
         else:
             what = f"{action.capitalize()} not taken: press it again once the table is released"
         return True, [
