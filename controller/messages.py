@@ -6,7 +6,7 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-# Topic suffixes under the table prefix (CONTRACT section 3).
+# Topic suffixes under the table prefix (docs/mqtt.md, Topics).
 STATUS = "status"
 STATE = "state"
 EVENTS = "events"

@@ -50,7 +50,7 @@ class PushRuling:
 
     @property
     def action(self) -> Literal["check", "call", "bet", "raise", "allin", "undercall"]:
-        """The ``action`` name for the contract's ``action`` event."""
+        """The ``action`` name of the `action` event (docs/mqtt.md)."""
         return "allin" if self.allin else self.kind
 
 
