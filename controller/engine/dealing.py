@@ -135,12 +135,13 @@ class HandDealing:
 
     def before_input(self, *, board_card: bool) -> None:
         """An input arrives: a premature flop still open is complete unless it is a board card."""
-        if not board_card:
+        if not board_card and self.announcement.procedure is not None:
             self._do(0.0, self.announcement.announce())
 
     def after_apply(self, t: float) -> None:
         """Checks that follow any input: rule 37/38 kills, the deal's end."""
-        self._do(t, self.announcement.announce(complete_only=True))
+        if self.announcement.procedure is not None:
+            self._do(t, self.announcement.announce(complete_only=True))
         betting = self.betting
         # Everything below depends only on these: skip the work when none moved.
         key = (
@@ -181,10 +182,14 @@ class HandDealing:
 
     def sync_hold(self, t: float) -> None:
         """After each input: the four-card flop's hold on the table (39), set or released."""
-        self._do(t, self.hold.sync(self.pending(), self.table, self.hand.hole))
+        pending = self.pending()
+        if pending or self.hold.held:  # else nothing holds the table, nor did
+            self._do(t, self.hold.sync(pending, self.table, self.hand.hole))
 
     def refuse(self, t: float, action: str, seat: int | None = None) -> bool:
         """A betting action while the table is held for a four-card flop: True if refused."""
+        if self.hold.reason is None:
+            return False
         refused, effects = self.hold.refuse(action, seat, self.table)
         self._do(t, effects)
         return refused

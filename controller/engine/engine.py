@@ -7,7 +7,6 @@ from typing import Any
 
 from controller import messages as topics
 from controller.engine import hands
-from controller.engine.antennas import antenna
 from controller.engine.betting_flow import HandBetting
 from controller.engine.inputs import badges, buttons, chips, commands, devices, tags
 from controller.engine.procedures.fouled_deck_35e import FOULED_DECK_HOLD
@@ -30,8 +29,7 @@ class Engine(Table):
         self._out = []
         dealing = self.dealing
         if dealing is not None:
-            board_card = isinstance(event, TagIn) and antenna(event.antenna).kind == "board"
-            dealing.before_input(board_card=board_card)
+            dealing.before_input(board_card=isinstance(event, TagIn) and event.antenna == "board")
         chips.settle_before(self, event)
         if isinstance(event, Command):
             commands.apply_command(self, event)
@@ -127,30 +125,32 @@ class Engine(Table):
             "procedures": [p.public() for p in hand.dealing.pending()]
             if hand is not None and hand.dealing is not None
             else [],
-            "seats": {str(n): self._seat_entry(n) for n in self.seats},
+            "seats": self._seats(),
         }
 
-    def _seat_entry(self, n: int) -> dict[str, Any]:
-        """A seat in the public state: no hole card unless the rules turned it face up."""
-        seat = self.seats[n]
+    def _seats(self) -> dict[str, Any]:
+        """The seats in the public state: no hole card unless the rules turned it face up."""
         hand = self.hand
         betting = hand.betting if hand else None
-        in_hand = betting is not None and n in betting.contrib
-        status = self.seat_status(n)
-        entry: dict[str, Any] = {
-            "player": seat.player,
-            "stack": seat.stack,
-            "bet": betting.bet(n) if betting is not None and in_hand else 0,
-            "status": status,
-            "cards": len(hand.hole.get(n, ())) if hand and status != "folded" else 0,
-        }
-        if betting is not None and n in betting.shown and hand is not None:
-            entry["shown"] = list(hand.hole.get(n, ()))
-        if self.penalties.get(n):
-            entry["penalty"] = self.penalties[n]
-        if seat.away:
-            entry["away"] = True
-        return entry
+        seats: dict[str, Any] = {}
+        for n, seat in self.seats.items():
+            in_hand = betting is not None and n in betting.contrib
+            status = self.seat_status(n)
+            entry: dict[str, Any] = {
+                "player": seat.player,
+                "stack": seat.stack,
+                "bet": betting.bet(n) if betting is not None and in_hand else 0,
+                "status": status,
+                "cards": len(hand.hole.get(n, ())) if hand and status != "folded" else 0,
+            }
+            if betting is not None and n in betting.shown and hand is not None:
+                entry["shown"] = list(hand.hole.get(n, ()))
+            if self.penalties.get(n):
+                entry["penalty"] = self.penalties[n]
+            if seat.away:
+                entry["away"] = True
+            seats[str(n)] = entry
+        return seats
 
     def _pots(self, betting: HandBetting | None) -> list[dict[str, Any]]:
         """The public pots; they change only with an event, so they are kept per seq."""

@@ -14,9 +14,12 @@ def settle_before(table: Table, event: Event) -> None:
     A device going or coming is no table action: it settles nothing. While a four-card flop
     holds the table no push is taken as a bet (rule 39).
     """
-    betting = table.betting
-    if betting is None or isinstance(event, Device) or table.flop_held():
+    hand = table.hand
+    betting = hand.betting if hand is not None else None
+    if betting is None or isinstance(event, Device):
         return
+    if hand is not None and hand.dealing is not None and hand.dealing.hold.reason is not None:
+        return  # a four-card flop holds the table (39)
     if isinstance(event, Tick):
         betting.settle(event.t, only_due=True)
         return
