@@ -28,7 +28,7 @@ MAX_ID = 128
 INTERNAL_COMMANDS = frozenset({"draw"})
 #: Commands the room server may send.
 ROOM_COMMANDS = COMMAND_NAMES - INTERNAL_COMMANDS
-#: Seats are numbered 1..10 on every table (docs/trace-format.md: `seat1`…`seat10`).
+#: Seats are numbered 1..10 on every table (CONTRACT section 3).
 SEAT_RANGE = (1, 10)
 #: Chip amounts and counts: not negative, and exact in any JSON consumer (2**53 - 1).
 AMOUNT_RANGE = (0, 2**53 - 1)

@@ -11,7 +11,8 @@ import pytest
 
 from controller.engine.antennas import Antenna, antenna
 
-ROOT = Path(__file__).resolve().parent.parent
+# The repository: wherever the tests are placed below it.
+ROOT = next(p for p in Path(__file__).resolve().parents if (p / "pyproject.toml").exists())
 PACKAGES = ("controller.engine", "controller.rules")
 
 

@@ -14,7 +14,8 @@ import pytest
 
 from controller.rules.index import INDEX, Entry, key, lookup, markdown
 
-ROOT = Path(__file__).resolve().parent.parent
+# The repository: wherever the tests are placed below it.
+ROOT = next(p for p in Path(__file__).resolve().parents if (p / "pyproject.toml").exists())
 CODE = [*sorted((ROOT / "controller").rglob("*.py"))]
 # A rule number with a part (`35A-2`, `45-B1`, `53-A`) or a recommended procedure (`RP-5A`):
 # never anything else, wherever it stands in the code.
