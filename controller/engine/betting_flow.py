@@ -4,9 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Protocol
 
+from controller.engine.ports import Emitter
 from controller.engine.positions import Positions
+from controller.engine.procedures.premature_card_rp5 import PREMATURE_RULES
 from controller.rules import RuleError
 from controller.rules.betting import (
     Action,
@@ -24,14 +26,6 @@ from controller.rules.pots import Pot, award, build_pots, uncalled
 
 STRUCTURES = {"nlhe": "nl", "plhe": "pl", "flhe": "fl"}
 STREETS = ("preflop", "flop", "turn", "river")
-
-
-class Emitter(Protocol):
-    """Where the flow sends what it decides (the engine)."""
-
-    def event(self, kind: str, **fields: Any) -> None: ...
-
-    def alert(self, kind: str, severity: str, message: str, **fields: Any) -> None: ...
 
 
 class StackHolder(Protocol):
@@ -386,7 +380,7 @@ class HandBetting:
                 "critical",
                 f"{street} dealt before the {STREETS[self.street_i]} betting was complete",
                 street=street,
-                rule={"flop": "RP-5A", "turn": "RP-5B", "river": "RP-5C"}[street],
+                rule=PREMATURE_RULES[street],
             )
             return
         if self.phase == "waiting" and index == self.street_i + 1:

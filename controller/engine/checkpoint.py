@@ -8,8 +8,9 @@ from collections import OrderedDict
 from typing import Any
 
 from controller.engine.cards import CardMap
-from controller.engine.engine import Engine, Level, Staffer
+from controller.engine.engine import Engine
 from controller.engine.positions import Positions
+from controller.engine.state import Level, Staffer
 from controller.errors import CheckpointError
 
 VERSION = 3
@@ -60,7 +61,7 @@ def checkpoint(engine: Engine) -> dict[str, Any]:
         if engine.floor
         else None,
         "floor_called": engine.floor_called,
-        "early_chips": {str(n): dict(zone) for n, zone in engine._early_chips.items() if zone},
+        "early_chips": {str(n): dict(zone) for n, zone in engine.early_chips.items() if zone},
         "level": _level(engine.level),
         "pending_level": _level(engine.pending_level) if engine.pending_level else None,
         "next_button": engine.next_button,
@@ -161,7 +162,7 @@ def restore(engine: Engine, state: dict[str, Any]) -> None:
     engine.dealer = dealer
     engine.floor = floor_at
     engine.floor_called = floor_called
-    engine._early_chips = early
+    engine.early_chips = early
     engine.t = t
     engine.seq = seq
     engine.hand_number = hand_number

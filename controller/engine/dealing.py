@@ -1,69 +1,46 @@
-"""Dealing-error procedures watched from the readers: TDA 2019 rules 35-39, RP-5, RP-14."""
+"""A hand's cards from the readers: the initial deal, the board and the burns, and the dealing
+procedures they start (TDA 2019 rules 30, 35-39, 71-C, RP-5, RP-14; each procedure has its
+module in `procedures/`)."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from controller.engine.betting_flow import STREETS
-from controller.rules.profiles import misdeal_allowed
-
-if TYPE_CHECKING:
-    from controller.engine.betting_flow import HandBetting, Opening
-    from controller.engine.engine import Engine, Hand
+from controller.engine.betting_flow import STREETS, HandBetting, Opening
+from controller.engine.ports import TablePorts
+from controller.engine.procedures import (
+    away_30_penalty_71c,
+    button_short_37,
+    dead_hand_38,
+    exposed_card_35a5,
+    four_card_flop_39,
+    misdeal_35,
+    premature_card_rp5,
+)
+from controller.engine.procedures.base import (
+    Begin,
+    Changed,
+    CorrectBoard,
+    Effect,
+    Kill,
+    PlanBurns,
+    Procedure,
+    TakeFold,
+    violation,
+)
+from controller.engine.procedures.button_short_37 import ButtonShort
+from controller.engine.procedures.dead_hand_38 import DeadHand
+from controller.engine.procedures.exposed_card_35a5 import ExposedCard
+from controller.engine.procedures.four_card_flop_39 import FlopHold, FourCardFlop
+from controller.engine.procedures.misdeal_35 import Misdeal
+from controller.engine.procedures.premature_card_rp5 import FlopAnnouncement, PrematureCard
+from controller.engine.state import DealtHand
 
 HOLE_CARDS = {"plo": 4, "plo8": 4}  # every other game here deals two hole cards
 BOARD_SIZE = {"flop": 3, "turn": 4, "river": 5}
 NEXT_STREET = {0: "flop", 1: "flop", 2: "flop", 3: "turn", 4: "river"}
-FLOOR_AUTHORITY_SECONDS = 300.0  # a floor badge authorises rulings for five minutes
-# The hold a pending four-card flop puts on the table (rule 39): its key in `Engine.holds`.
-PROCEDURE_HOLD = "four_card_flop"
-PREMATURE_RULES = {"flop": "RP-5A", "turn": "RP-5B", "river": "RP-5C"}
-
-# Why a misdeal was declared, with the TDA 2019 rule it comes from.
-MISDEAL_REASONS = {
-    "boxed_cards": "35A-1",
-    "first_card_wrong_seat": "35A-2",
-    "card_to_seat_not_entitled": "35A-3",
-    "seat_dealt_out": "35A-4",
-    "exposed_card": "35A-5",
-    "too_many_cards": "35A",
-    "declared": "35A",
-    "floor_ruling": "35D",
-}
-
-
-@dataclass(slots=True)
-class Procedure:
-    """A remedy in progress: what the dealer must do, and what the readers must see."""
-
-    kind: str  # misdeal | four_card_flop | premature_card | button_short | exposed_card
-    #            | dead_hand | floor_call
-    rule: str
-    instruction: str
-    street: str | None = None
-    cards: list[str] = field(default_factory=list)
-    seats: list[int] = field(default_factory=list)
-    needs_floor: bool = False
-    draw: int | None = None  # index into `cards` the table drew for the floor (RP-14)
-    stage: str = "pending"
-
-    def public(self) -> dict[str, Any]:
-        """The procedure as the public state shows it (cards here are exposed ones)."""
-        out: dict[str, Any] = {
-            "procedure": self.kind,
-            "rule": self.rule,
-            "instruction": self.instruction,
-            "stage": self.stage,
-            "needs_floor": self.needs_floor,
-        }
-        if self.street is not None:
-            out["street"] = self.street
-        if self.kind in ("four_card_flop", "premature_card"):
-            out["cards"] = list(self.cards)
-        if self.seats:
-            out["seats"] = list(self.seats)
-        return out
 
 
 @dataclass(slots=True)
@@ -81,14 +58,19 @@ class DealState:
     warned: set[int] = field(default_factory=set)  # too few after substantial action (38)
 
 
-class DealWatch:
-    """One hand's dealing-error watch: detects, prescribes and verifies the remedy."""
+class HandDealing:
+    """One hand's cards: detects dealing errors, runs their procedures, checks the remedies.
 
-    def __init__(self, engine: Engine, hand: Hand) -> None:
-        self.engine = engine
+    It sees the table through `TablePorts` only, and owns the hand's card facts (hole
+    cards, board, burns in `hand`) and the hand's procedures.
+    """
+
+    def __init__(self, table: TablePorts, hand: DealtHand, betting: HandBetting, game: str) -> None:
+        self.table = table
         self.hand = hand
-        self.profile = engine.profile
-        self.hole_count = HOLE_CARDS.get(engine.spec.game, 2)
+        self.betting = betting
+        self.profile = table.profile
+        self.hole_count = HOLE_CARDS.get(game, 2)
         self.deal = DealState(order=self._deal_order())
         self.procedures: list[Procedure] = []
         self.burn_plan: dict[str, int] = {}  # street -> burns the remedy allows (default 1)
@@ -97,101 +79,74 @@ class DealWatch:
         self.killed: set[int] = set()
         self.killed_cards: set[str] = set()
         self.posted_snapshot: Opening | None = None
-        self.premature_left: set[str] = set()  # premature cards still to leave the board
         self._seen = 0  # betting actions already looked at for the end of the deal
         self._checked_at: tuple[int, int, bool, int, int] | None = None
         self.transit: list[str] = []  # board reads during the deal, judged after it
-        # A premature flop is announced once all its cards are out (RP-5A): its procedure,
-        # and whether the input being applied added a card to it.
-        self._unannounced: Procedure | None = None
-        self._grew = False
-        # While a four-card flop holds the table (39): seats whose pushes were refused, and
-        # folds (cards at the muck) taken once the table is released.
-        self._held = False
-        self.held_pushes: set[int] = set()
-        self.held_folds: list[int] = []
-        betting = hand.betting
-        if betting is not None:
-            betting.on_open = self.snapshot_opening
-            if betting.phase != "posting":
-                self.snapshot_opening()  # nothing to post: the round opened at once
+        self.announcement = FlopAnnouncement()  # a premature flop, announced when complete
+        self.hold = FlopHold()  # a four-card flop holds the table (39)
+        betting.on_open = self.snapshot_opening
+        if betting.phase != "posting":
+            self.snapshot_opening()  # nothing to post: the round opened at once
 
     # ------------------------------------------------------------------ helpers
 
     def _deal_order(self) -> list[int]:
         pos = self.hand.positions
         seats = sorted(self.hand.dealt_in)
-        after = [s for s in seats if s > pos.button] + [s for s in seats if s <= pos.button]
-        return after
-
-    @property
-    def betting(self) -> HandBetting | None:
-        return self.hand.betting
-
-    def _actions(self) -> int:
-        betting = self.betting
-        return len(betting.actions) if betting is not None else 0
+        return [s for s in seats if s > pos.button] + [s for s in seats if s <= pos.button]
 
     def _sa(self) -> bool:
-        betting = self.betting
-        return betting is not None and betting.substantial_action
+        return self.betting.substantial_action
 
     def pending(self) -> list[Procedure]:
         """Procedures not yet resolved."""
         return [p for p in self.procedures if p.stage != "done"]
 
-    def needs_floor(self) -> bool:
-        """Whether a pending procedure waits for the floor."""
-        return any(p.needs_floor for p in self.pending())
+    def _do(self, t: float, effects: Iterable[Effect]) -> None:
+        """Carry out what a procedure asked, in order."""
+        for effect in effects:
+            match effect:
+                case Begin(procedure, severity):
+                    self.procedures.append(procedure)
+                    self._do(t, procedure.announce(severity))
+                case Kill(seat, rule, reason):
+                    self._kill(t, seat, rule, reason)
+                case TakeFold(seat):
+                    self.mucked(t, seat)
+                case CorrectBoard(cards):
+                    self.hand.board[:] = cards
+                case PlanBurns(street, allowed, since):
+                    self.burn_plan[street] = allowed
+                    if since is not None:
+                        self.burns_before = since
+                case _:
+                    self.table.do([effect])  # events, alerts, the floor called, ...
 
-    def _start(self, proc: Procedure, *, severity: str = "warning") -> Procedure:
-        self.procedures.append(proc)
-        self.engine.alert(
-            "procedure_required",
-            severity,
-            proc.instruction,
-            procedure=proc.kind,
-            rule=proc.rule,
-            floor=proc.needs_floor,
-        )
-        return proc
+    def _kill(self, t: float, seat: int, rule: str, why: str) -> None:
+        betting = self.betting
+        if seat not in betting.live:
+            return
+        self.killed.add(seat)
+        self.killed_cards |= set(self.hand.hole.get(seat, ()))
+        self.table.event("hand_killed", seat=seat, reason=why, rule=rule)
+        betting.kill(t, seat, rule)
 
-    def _done(self, proc: Procedure, **fields: Any) -> None:
-        proc.stage = "done"
-        proc.needs_floor = False
-        self.engine.event("procedure_completed", procedure=proc.kind, rule=proc.rule, **fields)
+    # ------------------------------------------------------------------ after each input
 
-    def _violation(self, proc: Procedure | None, expected: str, got: str, rule: str) -> None:
-        self.engine.event(
-            "procedure_violation",
-            procedure=proc.kind if proc else "dealing",
-            expected=expected,
-            got=got,
-            rule=rule,
-        )
-        self.engine.alert(
-            "procedure_violation",
-            "critical",
-            f"{expected}; the readers saw: {got}. Floor called.",
-            rule=rule,
-        )
-        self.engine.floor_called = True
-
-    def _hole(self, seat: int) -> list[str]:
-        return self.hand.hole.setdefault(seat, [])
-
-    # ------------------------------------------------------------------ posting snapshot
+    def before_input(self, *, board_card: bool) -> None:
+        """An input arrives: a premature flop still open is complete unless it is a board card."""
+        if not board_card and self.announcement.procedure is not None:
+            self._do(0.0, self.announcement.announce())
 
     def after_apply(self, t: float) -> None:
-        """Checks that follow any input: snapshot, rule 37/38 kills, the deal's end."""
-        self._announce_premature(complete_only=True)
+        """Checks that follow any input: rule 37/38 kills, the deal's end."""
+        if self.announcement.procedure is not None:
+            self._do(t, self.announcement.announce(complete_only=True))
         betting = self.betting
-        if betting is None:
-            return
         # Everything below depends only on these: skip the work when none moved.
         key = (
             len(betting.actions),
-            self.engine.hole_reads,
+            self.table.hole_reads,
             self.deal.over,
             len(self.procedures),
             len(betting.live),
@@ -204,36 +159,40 @@ class DealWatch:
             last = betting.actions[-1].seat
             self.end_of_deal(t, upto=None if self._sa() else last)
         button = self.hand.positions.button
-        for proc in [p for p in self.pending() if p.kind == "button_short"]:
-            if any(a.seat == button for a in betting.actions):
-                self._done(proc, outcome="hand_dead", seat=button)
-                self._kill(t, button, "37", "the button acted with too few cards")
-        if not self.deal.over:
-            return
-        if self._sa():
-            for seat in sorted(betting.live):
-                have = len(self.hand.hole.get(seat, ()))
-                if have == self.hole_count or seat in self.killed:
-                    continue
-                if have > self.hole_count:
-                    # A reader cannot invent a card: too many is certain (38, example 1-B).
-                    self.kill_dead_hand(t, seat, f"seat {seat} has {have} cards")
-                elif seat not in self.deal.warned and not (
-                    seat == button and any(p.kind == "button_short" for p in self.pending())
-                ):
-                    # Too few may be a card the antenna did not read: the dealer and the floor
-                    # check; mucking the hand (or the floor) makes it dead (38, example 1-A).
-                    self.deal.warned.add(seat)
-                    self.engine.floor_called = True
-                    self.engine.alert(
-                        "wrong_number_of_cards",
-                        "critical",
-                        f"seat {seat} reads {have} card(s) after substantial action: if so its "
-                        "hand is dead (rule 38): muck it. Otherwise place the cards on the "
-                        "antenna again.",
-                        seat=seat,
-                        rule="38",
-                    )
+        for proc in self.pending():
+            if isinstance(proc, ButtonShort):
+                self._do(t, proc.acted(button, betting.actions))
+        if self.deal.over and self._sa():
+            self._after_substantial_action(t, button)
+
+    def _after_substantial_action(self, t: float, button: int) -> None:
+        """Rule 38: a live hand with the wrong number of cards once substantial action came."""
+        for seat in sorted(self.betting.live):
+            have = len(self.hand.hole.get(seat, ()))
+            if have == self.hole_count or seat in self.killed:
+                continue
+            if have > self.hole_count:
+                # A reader cannot invent a card: too many is certain (38, example 1-B).
+                self.kill_dead_hand(t, seat, f"seat {seat} has {have} cards")
+            elif seat not in self.deal.warned and not (
+                seat == button and any(isinstance(p, ButtonShort) for p in self.pending())
+            ):
+                self.deal.warned.add(seat)
+                self._do(t, dead_hand_38.too_few(seat, have))
+
+    def sync_hold(self, t: float) -> None:
+        """After each input: the four-card flop's hold on the table (39), set or released."""
+        pending = self.pending()
+        if pending or self.hold.held:  # else nothing holds the table, nor did
+            self._do(t, self.hold.sync(pending, self.table, self.hand.hole))
+
+    def refuse(self, t: float, action: str, seat: int | None = None) -> bool:
+        """A betting action while the table is held for a four-card flop: True if refused."""
+        if self.hold.reason is None:
+            return False
+        refused, effects = self.hold.refuse(action, seat, self.table)
+        self._do(t, effects)
+        return refused
 
     def is_short(self, seat: int) -> bool:
         """The seat's hand has too few cards after substantial action (rule 38)."""
@@ -241,44 +200,30 @@ class DealWatch:
 
     def kill_dead_hand(self, t: float, seat: int, why: str) -> None:
         """Rule 38: the hand is dead; one and only one burn for each later street."""
-        self._kill(t, seat, "38", f"{why} after substantial action")
-        self._start(
-            Procedure(
-                kind="dead_hand",
-                rule="38",
-                instruction=(
-                    f"Seat {seat}'s hand is dead (rule 38): muck all its cards. "
-                    "Burn one and only one card for each coming street."
-                ),
-                seats=[seat],
-            )
-        )
+        self._do(t, dead_hand_38.dead(seat, why))
+
+    def mucked(self, t: float, seat: int) -> None:
+        """A seat's cards reached the muck: a fold, or a short hand killed (rule 38)."""
+        self.end_of_deal(t, upto=seat)
+        if self.is_short(seat):
+            self.kill_dead_hand(t, seat, f"seat {seat} had too few cards")
+        else:
+            self.betting.fold(t, seat)
+
+    # ------------------------------------------------------------------ posting snapshot
 
     def snapshot_opening(self) -> None:
         """Keep the betting as the first round opens (blinds, antes, a straddle in)."""
-        betting = self.betting
-        if betting is not None:
-            self.posted_snapshot = betting.opening()
+        self.posted_snapshot = self.betting.opening()
 
     def restore_posted(self) -> None:
         """Undo every action since the blinds and antes were posted (35-C exact re-play)."""
         betting = self.betting
-        if betting is None:
-            return
         if self.posted_snapshot is None:
             # Still posting: only folds can have happened; everyone is dealt in again.
             betting.live = set(betting.dealt_in)
             return
         betting.return_to(self.posted_snapshot)
-
-    def _kill(self, t: float, seat: int, rule: str, why: str) -> None:
-        betting = self.betting
-        if betting is None or seat not in betting.live:
-            return
-        self.killed.add(seat)
-        self.killed_cards |= set(self.hand.hole.get(seat, ()))
-        self.engine.event("hand_killed", seat=seat, reason=why, rule=rule)
-        betting.kill(t, seat, rule)
 
     # ------------------------------------------------------------------ hole cards
 
@@ -287,32 +232,25 @@ class DealWatch:
         deal = self.deal
         hand = self.hand
         if deal.collecting:
-            self.engine.alert(
-                "redeal_before_collection",
-                "warning",
-                "misdeal: collect every card from the table and reshuffle before the re-deal",
-                seat=seat,
-                rule="35C",
-            )
+            self._do(t, misdeal_35.not_collected(seat))
             return False
-        entitled = seat in hand.dealt_in
-        if not entitled:
+        if seat not in hand.dealt_in:
             if not deal.over and not self._sa():
                 self.misdeal(t, "card_to_seat_not_entitled", seat=seat)
             else:
-                self.engine.alert(
+                self.table.alert(
                     "card_to_seat_not_dealt_in",
                     "warning",
                     f"a card arrived at seat {seat}, which is not dealt in",
                     seat=seat,
                 )
             return False
-        hole = self._hole(seat)
+        hole = hand.hole.setdefault(seat, [])
         if card in hole:
             return True
         if not deal.over:
-            if not deal.dealt and self.hand.redeals == 0:
-                deal.absent = {s for s in deal.order if self.engine.seats[s].away}
+            if not deal.dealt and hand.redeals == 0:
+                deal.absent = away_30_penalty_71c.absent_at_deal(deal.order, self.table)
             if not deal.dealt and seat != deal.order[0]:
                 deal.dealt.append((seat, card))
                 hole.append(card)
@@ -322,75 +260,45 @@ class DealWatch:
         if len(hole) >= self.hole_count:
             return self._extra_card(t, seat, card)
         hole.append(card)
-        self._replacement(t, seat, card)
+        self._replacement(t, seat)
         if not deal.over and all(len(hand.hole.get(s, ())) >= self.hole_count for s in deal.order):
             self._deal_complete(t)
         return True
 
     def _extra_card(self, t: float, seat: int, card: str) -> bool:
-        deal = self.deal
         hand = self.hand
         if self._sa():
             hand.hole[seat].append(card)  # after this input the hand is dead (38, ex. 1-B)
             return True
-        deal.extra += 1
-        threshold = self.profile.misdeal_extra_cards
-        if deal.extra >= threshold:
+        self.deal.extra += 1
+        if self.deal.extra >= self.profile.misdeal_extra_cards:
             hand.hole[seat].append(card)
-            self.misdeal(t, "too_many_cards", seat=seat, extra=deal.extra)
+            self.misdeal(t, "too_many_cards", seat=seat, extra=self.deal.extra)
             return True
-        # The house text makes only two or more extra cards a misdeal and says nothing of
-        # one: the floor rules how it is taken back (rule 1). The card is not made public.
-        self.engine.floor_called = True
-        self._start(
-            Procedure(
-                kind="floor_call",
-                rule="35A",
-                instruction=(
-                    f"Seat {seat} got an extra card: under {self.profile.name} only two or more "
-                    "extra cards are a misdeal. Floor called: the floor rules how it is taken "
-                    "back."
-                ),
-                seats=[seat],
-                needs_floor=True,
-            )
-        )
+        self._do(t, misdeal_35.extra_card_floor_call(self.profile, seat))
         hand.extras.add(card)
         return False
 
-    def _replacement(self, t: float, seat: int, card: str) -> None:
+    def _replacement(self, t: float, seat: int) -> None:
         """A card that completes a short button (37) or replaces an exposed card."""
+        have = len(self.hand.hole.get(seat, ()))
         for proc in self.pending():
-            if proc.kind == "button_short" and seat in proc.seats:
-                if len(self.hand.hole.get(seat, ())) >= self.hole_count:
-                    self._done(proc, outcome="replaced", seat=seat)
-            elif proc.kind == "exposed_card" and seat in proc.seats and proc.stage == "burned":
-                proc.stage = "replaced"  # done when the flop comes with no other burn
-                self.engine.alert(
-                    "procedure_step",
-                    "info",
-                    f"seat {seat}'s exposed card was replaced; it is the flop's burn: deal the "
-                    "flop without another burn",
-                    procedure=proc.kind,
-                    rule=proc.rule,
-                )
+            if isinstance(proc, ButtonShort):
+                self._do(t, proc.replaced(seat, have, self.hole_count))
+            elif isinstance(proc, ExposedCard):
+                self._do(t, proc.replaced(seat))
 
     def _deal_complete(self, t: float) -> None:
-        deal = self.deal
-        deal.over = True
+        self.deal.over = True
         for proc in self.pending():
-            if proc.kind == "misdeal":
-                self._done(proc, outcome="redealt")
+            if isinstance(proc, Misdeal):
+                self._do(t, proc.redealt())
         self._kill_absent(t)
         self._flush_transit(t)
 
     def _kill_absent(self, t: float) -> None:
         """Rules 30 and 71-C: seats away or on penalty were dealt in; their hands die now."""
-        for seat in self.deal.order:
-            if self.engine.penalties.get(seat):
-                self._kill(t, seat, "71C", f"seat {seat} is on penalty: hand killed after the deal")
-            elif self.engine.seats[seat].away or seat in self.deal.absent:
-                self._kill(t, seat, "30", f"seat {seat} was not at the table for the deal")
+        self._do(t, away_30_penalty_71c.kills(self.deal.order, self.table, self.deal.absent))
 
     def end_of_deal(self, t: float, upto: int | None = None) -> None:
         """An action, a board or burn card: the initial deal is over, complete or not.
@@ -418,16 +326,9 @@ class DealWatch:
                 continue
             deal.checked.add(seat)
             if seat == button:
-                self._button_short(seat, have)
+                self._do(t, button_short_37.short(seat, have))
             else:
-                self.engine.alert(
-                    "wrong_number_of_cards",
-                    "critical",
-                    f"seat {seat} reads {have} card(s): if so, declare a misdeal now; "
-                    "after substantial action the hand is dead (rule 38)",
-                    seat=seat,
-                    rule="35A",
-                )
+                self._do(t, misdeal_35.short_seat(seat, have))
         if deal.over:
             self._kill_absent(t)
             self._flush_transit(t)
@@ -435,70 +336,55 @@ class DealWatch:
     def _flush_transit(self, t: float) -> None:
         """Board reads made during the deal that are still on the board: board cards now."""
         waiting, self.transit = self.transit, []
-        on_board = self.engine.cards.cards_at("board")
+        on_board = self.table.cards_at("board")
         for card in waiting:
             if card in on_board and card not in self.hand.board:
                 self.board_card(t, card)
 
-    def _button_short(self, seat: int, have: int) -> None:
-        """Rule 37: the button was dealt too few cards."""
-        self._start(
-            Procedure(
-                kind="button_short",
-                rule="37",
-                instruction=(
-                    f"The button (seat {seat}) has {have} card(s): give it the missing card "
-                    "from the stub now. If the button acts first, its hand is dead."
-                ),
-                seats=[seat],
-            )
-        )
-
-    def hand_over(self) -> None:
+    def hand_over(self, t: float) -> None:
         """The hand ended (pot awarded): whatever was still open closes with it."""
-        self._announce_premature()
+        self._do(t, self.announcement.announce())
         for proc in self.pending():
-            self._done(proc, outcome="hand_over")
+            self._do(t, proc.complete(outcome="hand_over"))
 
     def awaiting_redeal(self) -> bool:
         """A misdeal was declared and the re-deal has not begun (35-C: the same hand)."""
-        return not self.deal.dealt and any(p.kind == "misdeal" for p in self.pending())
+        return not self.deal.dealt and any(isinstance(p, Misdeal) for p in self.pending())
 
-    # ------------------------------------------------------------------ misdeal
+    # ------------------------------------------------------------------ misdeal (35)
+
+    def misdeal_pressed(self, t: float) -> None:
+        """The dealer pressed `misdeal`: declared, or ruled by the floor past the limit."""
+        reason, by_floor = misdeal_35.panel_reason(
+            self.profile, list(self.betting.actions), self.table.floor_present()
+        )
+        if by_floor:
+            self.misdeal(t, reason, floor=True, by=self.table.floor_ref())
+        else:
+            self.misdeal(t, reason)
 
     def misdeal(self, t: float, reason: str, *, floor: bool = False, **details: Any) -> bool:
         """Declare a misdeal if the rules still allow one (35-D, 36); True if declared."""
-        betting = self.betting
-        actions = list(betting.actions) if betting is not None else []
-        rule = MISDEAL_REASONS[reason]
-        self._announce_premature()
+        actions = list(self.betting.actions)
+        self._do(t, self.announcement.announce())
         if self.deal.collecting:
-            self.engine.alert(
-                "misdeal_repeat",
-                "info",
-                "a misdeal is already declared: collect every card and re-deal",
-                rule="35C",
-            )
+            self._do(t, misdeal_35.repeated())
             return False
-        if not floor and not misdeal_allowed(self.profile, actions):
-            self.engine.alert(
-                "misdeal_refused",
-                "warning",
-                (
-                    "substantial action has occurred: no misdeal, the hand goes on (rule 35-D)."
-                    if self.profile.misdeal_max_actions is None
-                    else f"{self.profile.misdeal_max_actions} or more actions were made: under "
-                    f"{self.profile.name} the hand stands and play goes on."
-                )
-                + " Only the floor can rule otherwise.",
-                reason=reason,
-                rule="35D",
-            )
-            self.engine.floor_called = True
-            return False
-        self.engine.event("misdeal", reason=reason, rule=rule, **details)
+        if not floor:
+            refusal = misdeal_35.refused(self.profile, actions, reason)
+            if refusal:
+                self._do(t, refusal)
+                return False
+        self._do(t, misdeal_35.declared(reason, details))
         for proc in self.pending():
-            self._done(proc, outcome="misdeal")
+            self._do(t, proc.complete(outcome="misdeal"))
+        self._redeal()
+        self._do(t, [Begin(Misdeal()), Changed()])
+        self.collected()
+        return True
+
+    def _redeal(self) -> None:
+        """Back to the blinds and antes, no card dealt (35-C: an exact re-play)."""
         self.restore_posted()
         hand = self.hand
         hand.hole.clear()
@@ -508,7 +394,7 @@ class DealWatch:
         self.burn_plan.clear()
         self.killed.clear()
         self.killed_cards.clear()
-        self.premature_left.clear()
+        premature_card_rp5.forget_left(self.procedures)
         self.deal = DealState(
             order=self._deal_order(), collecting=True, absent=set(self.deal.absent)
         )
@@ -516,35 +402,16 @@ class DealWatch:
         self.street_actions = 0
         self._seen = 0
         hand.redeals += 1
-        self._start(
-            Procedure(
-                kind="misdeal",
-                rule="35C",
-                instruction=(
-                    "Misdeal: collect every card, reshuffle and re-deal. Same button, same "
-                    "blinds, nobody new dealt in (rule 35-C)."
-                ),
-            )
-        )
-        self.engine.mark_dirty()
-        self.collected()
-        return True
 
     def collected(self) -> None:
         """After a misdeal: the re-deal may start once no card is read on the table."""
-        if not self.deal.collecting:
+        if not self.deal.collecting or not self.table.table_clear():
             return
-        on_table = [
-            a
-            for a, cards in self.engine.cards.contents.items()
-            if cards and (a.startswith("seat") or a in ("board", "burn"))
-        ]
-        if not on_table:
-            self.deal.collecting = False
-            self.hand.burns.clear()
-            for proc in self.pending():
-                if proc.kind == "misdeal":
-                    proc.stage = "redeal"
+        self.deal.collecting = False
+        self.hand.burns.clear()
+        for proc in self.pending():
+            if isinstance(proc, Misdeal):
+                proc.table_cleared()
 
     # ------------------------------------------------------------------ dealer panel
 
@@ -555,53 +422,39 @@ class DealWatch:
     def exposed(self, t: float) -> None:
         """The dealer declares the last card dealt exposed by dealer error (35A-5)."""
         deal = self.deal
-        if not deal.dealt:
-            self.engine.alert(
-                "exposed_without_deal", "warning", "exposed pressed before any card was dealt"
-            )
-            return
-        index = len(deal.dealt) - 1
-        seat, card = deal.dealt[index]
-        if card in deal.exposed:
-            self.engine.alert(
-                "exposed_repeat",
-                "info",
-                "exposed pressed again for the same card: counted once",
-                seat=seat,
-            )
-            return
-        deal.exposed.append(card)
-        limit = self.profile.misdeal_exposed_downcards
-        if index < 2:
-            self.misdeal(t, "exposed_card", seat=seat, card_index=index + 1)
-            return
-        if limit is not None and len(deal.exposed) >= limit:
-            self.misdeal(t, "exposed_card", seat=seat, exposed=len(deal.exposed))
-            return
-        if self.profile.single_exposed_card == "replace_as_burn":
-            self._start(
-                Procedure(
-                    kind="exposed_card",
-                    rule="35A-5",
-                    instruction=(
-                        f"One exposed card at seat {seat}: finish the deal, then put the "
-                        "exposed card to the burn and give the seat the top card of the deck. "
-                        "The exposed card is the flop's burn."
-                    ),
-                    cards=[card],
-                    seats=[seat],
-                )
-            )
-            return
-        self.engine.floor_called = True
-        self.engine.alert(
-            "exposed_card",
-            "warning",
-            f"one exposed card at seat {seat}: not a misdeal under {self.profile.name} "
-            "(35A-5); the floor decides how it is replaced (rule 1)",
-            seat=seat,
-            rule="35A-5",
-        )
+        exposure = exposed_card_35a5.pressed(self.profile, deal.dealt, deal.exposed)
+        if exposure.card is not None:
+            deal.exposed.append(exposure.card)
+        if exposure.misdeal is not None:
+            self.misdeal(t, "exposed_card", **exposure.misdeal)
+        self._do(t, exposure.effects)
+
+    # ------------------------------------------------------------------ floor and draw
+
+    def floor_ruled(self) -> list[str]:
+        """The floor ruled at the table: the kinds of procedure it closed.
+
+        The four-card flop's hold goes at once; the ruling stands as the cards now lie: the
+        board is what the board antenna reads.
+        """
+        self.hold.released_by_floor()
+        closed = [p.kind for p in self.pending() if p.floor_ruled()]
+        if closed:
+            on_board = self.table.cards_at("board")
+            if on_board != self.hand.board and len(on_board) in (0, 3, 4, 5):
+                self.hand.board[:] = on_board
+                premature_card_rp5.forget_left(self.procedures)
+        return closed
+
+    def wants_draw(self) -> tuple[str, int] | None:
+        """A random draw the table must supply as an input (RP-14), once the floor is here."""
+        return four_card_flop_39.wants_draw(self.pending(), self.table)
+
+    def draw(self, t: float, purpose: str, pick: int, of: int) -> str | None:
+        """Apply the table's random draw; an error message if it does not fit."""
+        error, effects = four_card_flop_39.draw(self.pending(), purpose, pick, of, self.table)
+        self._do(t, effects)
+        return error
 
     # ------------------------------------------------------------------ burns and board
 
@@ -610,29 +463,24 @@ class DealWatch:
         self.end_of_deal(t)
         hand = self.hand
         if card in self.killed_cards:
-            dead = next((p for p in self.pending() if p.kind == "dead_hand"), None)
-            self._violation(
-                dead,
-                "the killed hand's cards go to the muck, not to the burn (rule 38)",
-                "a card of the killed hand at the burn",
-                "38",
-            )
+            dead = next((p for p in self.pending() if isinstance(p, DeadHand)), None)
+            self._do(t, dead_hand_38.killed_card_burned(dead))
         for proc in self.pending():
-            if proc.kind == "exposed_card" and card in proc.cards:
-                proc.stage = "burned"  # the seat's hand drops it just below
-            elif proc.kind == "four_card_flop":
-                self._four_card_burn(t, proc, card)
+            if isinstance(proc, ExposedCard):
+                proc.burned(card)
+            elif isinstance(proc, FourCardFlop):
+                self._do(t, proc.burned(card, self.table, hand.burns))
         for seat, cards in hand.hole.items():
             if card in cards and seat not in self.killed:
                 # Taken from the seat as the burn (a replaced exposed card): no longer its card.
                 cards.remove(card)
-                self.engine.holecards(seat)
+                self.table.holecards(seat)
         if card not in hand.burns:
             hand.burns.append(card)
 
     def _ready(self, street: str) -> bool:
         betting = self.betting
-        if betting is None or betting.phase == "complete":
+        if betting.phase == "complete":
             return True
         if betting.phase == "waiting":
             return bool(STREETS.index(street) == betting.street_i + 1)
@@ -649,111 +497,76 @@ class DealWatch:
         self.end_of_deal(t)
         hand = self.hand
         flop_proc = next(
-            (p for p in self.pending() if p.kind == "four_card_flop" and p.stage != "resolved"),
+            (p for p in self.pending() if isinstance(p, FourCardFlop) and p.stage != "resolved"),
             None,
         )
         if flop_proc is not None:
-            if card not in flop_proc.cards:
-                self._violation(
-                    flop_proc,
-                    "one of the four flop cards goes to the burn, the other three stay (39)",
-                    f"a new card {card} on the board",
-                    "39",
-                )
+            self._do(t, flop_proc.new_card(card))
             return
         n = len(hand.board)
         street = NEXT_STREET.get(n)
         if street is None:
-            self.engine.alert(
+            self.table.alert(
                 "sixth_board_card", "critical", "a sixth card on the board: floor called"
             )
-            self.engine.floor_called = True
+            self.table.call_floor()
             return
-        premature = next((p for p in self.pending() if p.kind == "premature_card"), None)
-        if street == "turn" and self._flop_just_dealt():
-            self._four_card_flop(t, card)
+        premature = next((p for p in self.pending() if isinstance(p, PrematureCard)), None)
+        if street == "turn" and four_card_flop_39.is_four_card_flop(
+            hand.board,
+            hand.street,
+            len(hand.burns),
+            self.burns_before,
+            len(self.betting.actions),
+            self.street_actions,
+            self.pending(),
+        ):
+            self._do(t, four_card_flop_39.detected(self.profile, [*hand.board, card]))
             return
         if not self._ready(street):
             if premature is not None and premature.street == street and street == "flop":
-                premature.cards.append(card)
-                self.premature_left.add(card)
-                self._grew = True
+                premature_card_rp5.flop_grows(premature, card, self.announcement)
                 return
-            self._premature(t, street, card)
-            return
-        if self.premature_left & set(self.engine.cards.contents.get("board", set())):
-            self._violation(
-                premature,
-                "the premature card(s) go back to the stub before the street is dealt again",
-                f"{sorted(self.premature_left)} still on the board, {card} dealt",
-                premature.rule if premature is not None else PREMATURE_RULES[street],
+            self._do(
+                t,
+                premature_card_rp5.dealt_early(
+                    self.profile, street, card, self.pending(), len(hand.burns), self.announcement
+                ),
             )
-            self.premature_left.clear()
-        if n in (0, 3, 4):
-            self._check_burns(street)
-        hand.board.append(card)
-        self.engine.mark_dirty()
-        if len(hand.board) == BOARD_SIZE[street]:
-            self._street_dealt(street)
-
-    def _flop_just_dealt(self) -> bool:
-        """Four cards at the flop: no burn since the flop and no flop action yet (39)."""
-        return (
-            len(self.hand.board) == 3
-            and self.hand.street == "flop"
-            and len(self.hand.burns) == self.burns_before
-            and self._actions() == self.street_actions
-            and not any(p.kind == "premature_card" for p in self.pending())
+            return
+        self._do(
+            t,
+            premature_card_rp5.still_on_board(
+                self.procedures, premature, self.table.cards_at("board"), street, card
+            ),
         )
+        if n in (0, 3, 4):
+            self._check_burns(t, street)
+        hand.board.append(card)
+        self.table.mark_dirty()
+        if len(hand.board) == BOARD_SIZE[street]:
+            self._street_dealt(t, street)
 
-    def _street_dealt(self, street: str) -> None:
+    def _street_dealt(self, t: float, street: str) -> None:
         hand = self.hand
         hand.street = street
         self.burns_before = len(hand.burns)
-        self.street_actions = self._actions()
+        self.street_actions = len(self.betting.actions)
         new = hand.board[:3] if street == "flop" else [hand.board[-1]]
-        self.engine.event("board_dealt", street=street, cards=new, board=list(hand.board))
+        self.table.event("board_dealt", street=street, cards=new, board=list(hand.board))
         for proc in self.pending():
-            if proc.kind == "premature_card" and proc.street == street:
-                if street == "turn" and proc.rule == "RP-5B":
-                    proc.stage = "turn_redealt"  # the river comes without a burn
-                    self.burn_plan["river"] = 0
-                    continue
-                self._done(proc, outcome="redealt", street=street)
-            elif proc.kind == "premature_card" and proc.street == "turn" and street == "river":
-                self._done(proc, outcome="redealt", street=street)
-            elif proc.kind == "four_card_flop" and street == "turn":
-                assert proc.draw is not None
-                burn = proc.cards[proc.draw]
-                self._done(
-                    proc,
-                    outcome="verified",
-                    burn=burn,
-                    flop=[c for c in proc.cards if c != burn],
-                )
-            elif proc.kind in ("dead_hand", "exposed_card"):
-                self._done(proc, outcome="street_dealt", street=street)
-        betting = self.betting
-        if betting is not None:
-            betting.board_street(street)
+            self._do(t, proc.on_street(street))
+        self.betting.board_street(street)
 
-    def _check_burns(self, street: str) -> None:
+    def _check_burns(self, t: float, street: str) -> None:
+        """One and only one burn before each street (38), or what a remedy allows."""
         allowed = self.burn_plan.pop(street, 1)
         burned = len(self.hand.burns) - self.burns_before
         if burned == allowed:
             return
-        proc = next(
-            (
-                p
-                for p in self.pending()
-                if p.kind in ("premature_card", "four_card_flop", "dead_hand", "exposed_card")
-            ),
-            None,
-        )
-        rule = proc.rule if proc is not None else "38"
-        what = "no burn" if allowed == 0 else "one and only one burn"
+        proc = next((p for p in self.pending() if p.PLANS_BURNS), None)
         if proc is None:
-            self.engine.alert(
+            self.table.alert(
                 "burn_count",
                 "warning",
                 f"the {street} was dealt after {burned} burn card(s), not {allowed}",
@@ -761,401 +574,18 @@ class DealWatch:
                 burns=burned,
             )
             return
-        self._violation(proc, f"the {street} comes with {what}", f"{burned} burn card(s)", rule)
-
-    # ------------------------------------------------------------------ premature cards
-
-    def _premature(self, t: float, street: str, card: str) -> None:
-        mode = self.profile.premature_card
-        rule = PREMATURE_RULES[street]
-        if mode == "unspecified":
-            open_call = next(
-                (p for p in self.pending() if p.kind == "floor_call" and p.street == street), None
-            )
-            if open_call is not None:
-                open_call.cards.append(card)
-                self._grew = True
-                return
-        if street != "flop":
-            self.engine.event("premature_card", street=street, cards=[card], rule=rule)
-        if mode == "unspecified":
-            self.engine.floor_called = True
-            self.engine.alert(
-                "premature_card",
-                "critical",
-                f"premature {street} card {card}: the house rules give no procedure; floor called",
-                street=street,
-                rule=rule,
-            )
-            call = self._start(
-                Procedure(
-                    kind="floor_call",
-                    rule=rule,
-                    instruction=f"Premature {street}: wait for the floor's ruling.",
-                    street=street,
-                    cards=[card],
-                    needs_floor=True,
-                ),
-                severity="critical",
-            )
-            if street == "flop":
-                self._unannounced, self._grew = call, True
-            return
-        words = {
-            "flop": (
-                "Premature flop: leave the burn card as the burn, return the flop cards to the "
-                "stub, reshuffle the stub, and after the pre-flop action deal a new flop "
-                "WITHOUT another burn (RP-5A)."
-            ),
-            "turn": (
-                "Premature turn: put the card aside. After the flop action burn a card and "
-                "deal the turn; after the turn action the set-aside card goes back into the "
-                "stub, reshuffle, and the river comes WITHOUT a burn (RP-5B)."
-            ),
-            "river": (
-                "Premature river: put the card back into the stub; its burn stays as the "
-                "river burn. After the turn action reshuffle the stub and deal the river "
-                "WITHOUT a new burn (RP-5C)."
-            ),
-        }
-        self.premature_left.add(card)
-        proc = self._start(
-            Procedure(
-                kind="premature_card",
-                rule=rule,
-                instruction=words[street],
-                street=street,
-                cards=[card],
-            ),
-            severity="critical",
+        what = "no burn" if allowed == 0 else "one and only one burn"
+        self._do(
+            t,
+            violation(proc, f"the {street} comes with {what}", f"{burned} burn card(s)", proc.rule),
         )
-        if street == "flop":
-            self._unannounced, self._grew = proc, True
-            # The flop burn stays; the new flop comes without one.
-            self.burn_plan["flop"] = 0
-            self.burns_before = len(self.hand.burns)
-        elif street == "turn":
-            # Another burn before the new turn: counted from now.
-            self.burns_before = len(self.hand.burns)
-            self.burn_plan["turn"] = 1
-        else:
-            self.burns_before = len(self.hand.burns)
-            self.burn_plan["river"] = 0
 
-    def before_input(self, *, board_card: bool) -> None:
-        """An input arrives: a premature flop still open is complete unless it is a board card."""
-        if not board_card:
-            self._announce_premature()
-
-    def _announce_premature(self, *, complete_only: bool = False) -> None:
-        """The `premature_card` event of a premature flop, naming every card of it (RP-5A).
-
-        The flop's cards come one by one: the event waits for the third, or for the first
-        input that adds none (`complete_only` leaves an incomplete flop open if this input
-        added a card to it).
-        """
-        proc = self._unannounced
-        if proc is None:
-            return
-        grew, self._grew = self._grew, False
-        if complete_only and grew and len(proc.cards) < BOARD_SIZE["flop"]:
-            return
-        self._unannounced = None
-        self.engine.event("premature_card", street="flop", cards=list(proc.cards), rule=proc.rule)
-
-    def board_left(self, card: str) -> None:
+    def board_left(self, t: float, card: str) -> None:
         """A card left the board antenna (a remedy, or a card being straightened)."""
-        if card in self.premature_left:
-            self.premature_left.discard(card)
-            for proc in self.pending():
-                if (
-                    proc.kind == "premature_card"
-                    and card in proc.cards
-                    and proc.stage == "pending"
-                    and not set(proc.cards) & self.premature_left
-                ):
-                    proc.stage = "returned"
-                    self.engine.alert(
-                        "procedure_step",
-                        "info",
-                        f"premature {proc.street} card(s) off the board: continue the betting",
-                        procedure=proc.kind,
-                        rule=proc.rule,
-                    )
+        steps = premature_card_rp5.card_left_board(self.procedures, card)
+        if steps is not None:
+            self._do(t, steps)
             return
-        flop_proc = next((p for p in self.pending() if p.kind == "four_card_flop"), None)
-        if flop_proc is None:
-            return
-        if flop_proc.stage == "resolved":
-            if card in self.hand.board:
-                self._violation(
-                    flop_proc,
-                    "the three other cards stay as the flop (39)",
-                    f"{card} left the board",
-                    "39",
-                )
-            return
-        self._four_card_check(flop_proc)
-
-    # ------------------------------------------------------------------ four-card flop
-
-    def _four_card_flop(self, t: float, card: str) -> None:
-        hand = self.hand
-        cards = [*hand.board, card]
-        if self.profile.four_card_flop == "unspecified":
-            self.engine.event("four_card_flop", cards=cards, rule="39")
-            self.engine.floor_called = True
-            self._start(
-                Procedure(
-                    kind="floor_call",
-                    rule="39",
-                    instruction="Four cards on the flop: the floor rules (no house procedure).",
-                    street="flop",
-                    cards=cards,
-                    needs_floor=True,
-                ),
-                severity="critical",
-            )
-            return
-        self.engine.event("four_card_flop", cards=cards, rule="39")
-        self.engine.floor_called = True
-        self._start(
-            Procedure(
-                kind="four_card_flop",
-                rule="39",
-                instruction=(
-                    "Four cards on the flop: floor called. Scramble the four cards face down; "
-                    "the floor picks one at random as the next burn card; the other three are "
-                    "the flop (rule 39)."
-                ),
-                street="flop",
-                cards=cards,
-                needs_floor=True,
-            ),
-            severity="critical",
-        )
-
-    def wants_draw(self) -> tuple[str, int] | None:
-        """A random draw the table must supply as an input (RP-14), once the floor is here."""
-        for proc in self.pending():
-            if proc.kind == "four_card_flop" and proc.draw is None and self.engine.floor_present():
-                return "four_card_flop", len(proc.cards)
-        return None
-
-    def draw(self, purpose: str, pick: int, of: int) -> str | None:
-        """Apply the table's random draw; an error message if it does not fit."""
-        proc = next(
-            (p for p in self.pending() if p.kind == "four_card_flop" and p.draw is None), None
-        )
-        if purpose != "four_card_flop" or proc is None:
-            return f"no pending draw for {purpose!r}"
-        if of != len(proc.cards) or not 0 <= pick < of:
-            return f"draw must pick one of {len(proc.cards)}"
-        if not self.engine.floor_present():
-            return "a four-card flop is resolved only with the floor at the table (badge)"
-        proc.draw = pick
-        chosen = proc.cards[pick]
-        proc.stage = "drawn"
-        floor = self.engine.floor_ref()
-        self.engine.event(
-            "burn_drawn", card=chosen, cards=list(proc.cards), rule="RP-14", floor=floor
-        )
-        self.engine.alert(
-            "procedure_step",
-            "warning",
-            f"the table drew {chosen} as the burn: move {chosen} to the burn, leave the other "
-            "three as the flop",
-            procedure=proc.kind,
-            rule="39",
-        )
-        return None
-
-    def _four_card_burn(self, t: float, proc: Procedure, card: str) -> None:
-        if proc.stage == "resolved":
-            self._violation(
-                proc,
-                "exactly one of the four flop cards goes to the burn (39)",
-                f"{card} burned as well",
-                "39",
-            )
-            return
-        if card not in proc.cards:
-            self._violation(
-                proc,
-                "one of the four flop cards goes to the burn (39)",
-                f"{card}, not one of {proc.cards}",
-                "39",
-            )
-            return
-        if not self.engine.floor_present():
-            self._violation(
-                proc,
-                "the floor selects the burn card (39)",
-                f"{card} burned before the floor ruled",
-                "39",
-            )
-        elif proc.draw is not None and proc.cards[proc.draw] != card:
-            self.engine.alert(
-                "draw_not_followed",
-                "warning",
-                f"the floor burned {card}; the table had drawn {proc.cards[proc.draw]}",
-                rule="39",
-            )
-        proc.stage = "burned"
-        self._four_card_check(proc, burned=card)
-
-    def _four_card_check(self, proc: Procedure, burned: str | None = None) -> None:
-        on_board: set[str] = set(self.engine.cards.contents.get("board", ()))
-        left = [c for c in proc.cards if c in on_board]
-        burn = burned or next(
-            (c for c in proc.cards if c in self.engine.cards.contents.get("burn", set())), None
-        )
-        if burn is None or len(left) != 3:
-            if burn is not None and len(left) < 3:
-                self._violation(
-                    proc,
-                    "exactly one of the four cards to the burn, three stay as the flop (39)",
-                    f"board {sorted(left)}",
-                    "39",
-                )
-            return
-        hand = self.hand
-        hand.board[:] = left
-        # Resolved on the board; verified until the turn comes without another burn. A burn
-        # chosen without the floor (a violation) keeps the table held until the floor is here.
-        proc.stage = "resolved"
-        proc.needs_floor = not self.engine.floor_present()
-        proc.seats = []
-        proc.draw = proc.cards.index(burn)
-        self.engine.alert(
-            "procedure_step",
-            "info",
-            f"{burn} is the burn, {' '.join(left)} the flop: go on with the flop betting; "
-            "the turn comes WITHOUT another burn",
-            procedure=proc.kind,
-            rule="39",
-        )
-        self.engine.event(
-            "board_dealt", street="flop", cards=list(left), board=list(left), corrected=True
-        )
-        # The burn drawn from the four is the turn's burn: the turn comes without another.
-        self.burns_before = len(hand.burns) + (0 if burn in hand.burns else 1)
-        self.burn_plan["turn"] = 0
-        self.engine.mark_dirty()
-
-    # ------------------------------------------------------------------ the hold (39)
-
-    def hold_reason(self) -> str | None:
-        """What must happen before any betting while a four-card flop is pending, or None.
-
-        Rule 39: the floor is called and the floor picks the burn; until the remedy is
-        verified on the antennas (with the floor at the table) the table holds.
-        """
-        floor = self.engine.floor_present()
-        for proc in self.pending():
-            if proc.rule != "39":
-                continue
-            if proc.kind == "floor_call":
-                return (
-                    "four cards on the flop; the floor rules first (floor badge, then the "
-                    "floor button)"
-                )
-            if proc.kind != "four_card_flop":
-                continue
-            if proc.stage == "resolved":
-                if proc.needs_floor and not floor:
-                    return (
-                        "the burn was chosen without the floor: the floor must come to the "
-                        "table (badge) and see the flop (rule 39)"
-                    )
-                continue
-            if not floor:
-                return (
-                    "four cards on the flop; the floor must come to the table (badge) and "
-                    "pick the burn card (rule 39)"
-                )
-            if proc.stage == "drawn" and proc.draw is not None:
-                return (
-                    f"four cards on the flop; move {proc.cards[proc.draw]} to the burn and "
-                    "leave the other three on the board (rule 39)"
-                )
-            if proc.stage == "burned":
-                return "four cards on the flop; leave the other three on the board (rule 39)"
-            return "four cards on the flop; the floor picks one of the four as the burn (rule 39)"
-        return None
-
-    def sync_hold(self, t: float) -> None:
-        """After each input: hold the table while a four-card flop is pending, or release it.
-
-        The hold is `Engine.holds["four_card_flop"]` (listed in `state.held`). On release,
-        the folds made during the hold are taken, in the order the cards reached the muck.
-        """
-        floor = self.engine.floor_present()
-        for proc in self.pending():
-            if proc.kind == "four_card_flop" and proc.stage == "resolved" and floor:
-                proc.needs_floor = False  # the floor is at the table and sees the flop
-        reason = self.hold_reason()
-        holds = self.engine.holds
-        if reason is not None:
-            if PROCEDURE_HOLD not in holds:
-                self.engine.mark_dirty()
-            holds[PROCEDURE_HOLD] = reason
-            self._held = True
-            return
-        if not self._held:
-            return
-        self._held = False
-        holds.pop(PROCEDURE_HOLD, None)
-        self.engine.mark_dirty()
-        self.held_pushes.clear()
-        folds, self.held_folds = self.held_folds, []
-        self.engine.alert(
-            "table_released",
-            "info",
-            "the four-card flop is settled: the table is released, the flop betting goes on",
-            held=sorted(holds),
-            rule="39",
-        )
-        mucked = self.engine.cards.cards_at("muck")
-        for seat in folds:
-            if any(c in mucked for c in self.hand.hole.get(seat, ())):
-                self.engine.mucked(t, seat)
-
-    def refuse(self, action: str, seat: int | None = None) -> bool:
-        """A betting action while the table is held for a four-card flop: True if refused.
-
-        Nothing of it reaches the pot. A push's chips stay unsettled (taken back, nothing
-        happened; left in the zone, they are the seat's push once the table is released);
-        a fold (cards at the muck) is kept and taken on release; a button press is lost.
-        """
-        reason = self.engine.holds.get(PROCEDURE_HOLD)
-        if reason is None:
-            return False
-        if action == "push":
-            if seat is None or seat in self.held_pushes:
-                return True
-            self.held_pushes.add(seat)
-            what = (
-                f"Seat {seat}'s chips are not a bet: take them back (chips left in the zone "
-                "are read as the seat's push once the table is released)"
-            )
-        elif action == "fold":
-            if seat is None or seat in self.held_folds:
-                return True
-            self.held_folds.append(seat)
-            what = (
-                f"Seat {seat}'s cards reached the muck: the fold stands and is taken once the "
-                "table is released"
-            )
-        else:
-            what = f"{action.capitalize()} not taken: press it again once the table is released"
-        self.engine.alert(
-            "action_refused",
-            "warning",
-            f"the table is held: {reason}. {what}.",
-            action=action,
-            seat=seat,
-            held=sorted(self.engine.holds),
-            rule="39",
-        )
-        return True
+        flop_proc = next((p for p in self.pending() if isinstance(p, FourCardFlop)), None)
+        if flop_proc is not None:
+            self._do(t, flop_proc.left_board(card, self.hand.board, self.table, self.hand.burns))

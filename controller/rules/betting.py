@@ -45,7 +45,7 @@ class Action:
 
     @property
     def name(self) -> str:
-        """The contract's ``action`` name: ``allin`` for any action that puts in the last chip."""
+        """The `action` event's ``action``: ``allin`` for any action putting in the last chip."""
         return "allin" if self.allin else self.kind
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Literal
 
 from controller.rules import RuleError
@@ -50,7 +50,7 @@ class PushRuling:
 
     @property
     def action(self) -> Literal["check", "call", "bet", "raise", "allin", "undercall"]:
-        """The ``action`` name for the contract's ``action`` event."""
+        """The ``action`` name of the `action` event (docs/mqtt.md)."""
         return "allin" if self.allin else self.kind
 
 
@@ -110,123 +110,180 @@ def interpret_push(
         raise RuleError("pulled back chips that were not in the bet zone")
     left = sorted(remaining.elements())
     brought_in = max(0, already_in - sum(prior_chips))
-    wealth = brought_in + sum(prior_chips) + stack_behind
     available = stack_behind + sum(pulled_back)
     pushed = sum(new_chips)
     if pushed > available:
         raise RuleError(f"pushed {pushed} but only {available} behind")
     if not new_chips and not pulled_back and declared is None:
         raise RuleError("empty push")
-    physical = brought_in + sum(left) + pushed
-    physical_allin = pushed == available and available > 0
-    allin_total = wealth
-    call_total = min(current_bet, allin_total)
-    rules: list[str] = []
+    min_total = current_bet + min_increment
+    if max_total is not None:
+        min_total = min(min_total, max(max_total, current_bet))
+    push = _Push(
+        current_bet=current_bet,
+        already_in=already_in,
+        min_increment=min_increment,
+        max_total=max_total,
+        raise_closed=raise_closed,
+        structure=structure,
+        new_chips=new_chips,
+        prior_chips=prior_chips,
+        pulled_back=pulled_back,
+        left=left,
+        brought_in=brought_in,
+        wealth=brought_in + sum(prior_chips) + stack_behind,
+        physical=brought_in + sum(left) + pushed,
+        allin=pushed == available and available > 0,
+        min_total=min_total,
+    )
+    if declared is not None:
+        return push.as_declared(declared)  # rules 40-A, 43-A, 44, 45-A, 51-A, 55-B
+    if push.physical <= current_bet:
+        return push.up_to_the_call()
+    if current_bet == 0:
+        return push.opening()
+    return push.facing_a_bet()
 
-    def ruling(kind: PushKind, total: int, rule: str | None) -> PushRuling:
-        if max_total is not None and total > max_total and kind in ("bet", "raise"):
-            total = max(max_total, current_bet)
-            rules.append("52-B" if structure == "pl" else "fixed-limit")
-            rule = rules[-1]
-        allin = total >= allin_total
-        total = min(total, allin_total)
+
+@dataclass(slots=True)
+class _Push:
+    """One settled push, counted: what is physically out, what the seat has, the limits.
+
+    ``rules`` collects the chain of rules applied, in order.
+    """
+
+    current_bet: int
+    already_in: int
+    min_increment: int
+    max_total: int | None
+    raise_closed: str | None
+    structure: Structure
+    new_chips: Sequence[int]
+    prior_chips: Sequence[int]
+    pulled_back: Sequence[int]
+    left: list[int]  # prior chips still in the zone
+    brought_in: int  # counted as bet on this street but not physically in the zone
+    wealth: int  # everything the seat has on this street: bet plus behind
+    physical: int  # the seat's total in front, as the chips now lie
+    allin: bool  # the push put out every chip the seat had behind
+    min_total: int  # the smallest full bet/raise total
+    rules: list[str] = field(default_factory=list)
+
+    @property
+    def call_total(self) -> int:
+        return min(self.current_bet, self.wealth)
+
+    @property
+    def raise_kind(self) -> PushKind:
+        return "raise" if self.current_bet > 0 else "bet"
+
+    # ------------------------------------------------------------------ the four cases
+
+    def as_declared(self, declared: Declared) -> PushRuling:
+        """A raise or all-in declared before the chips (all-in button, panel)."""
+        if self.raise_closed is not None and self.wealth > self.current_bet:
+            self.rules.append(self.raise_closed)  # the declaration binds to the call (51-A)
+            return self.ruling("call", self.call_total, self.raise_closed)
+        if declared == "allin":
+            if self.wealth <= self.current_bet:
+                return self.ruling("call", self.wealth, None)
+            return self.as_raise(self.wealth, None)
+        if self.physical >= self.min_total:
+            return self.as_raise(self.physical, None)
+        return self.as_raise(self.min_total, "55-B" if self.current_bet == 0 else "43-A")
+
+    def up_to_the_call(self) -> PushRuling:
+        """Chips reaching no more than the call: a call (all-in for less: for all chips)."""
+        if self.allin or self.physical == self.current_bet:
+            return self.ruling("call", self.physical, None)
+        return self.as_call("46-B" if self.pulled_back else None)
+
+    def opening(self) -> PushRuling:
+        """Not facing a bet: the opening bet (or the big blind's option, 52-A)."""
+        if len(self.new_chips) == 1 and not self.left:
+            self.rules.append("44")  # a silent overchip is a bet of the chip's full value
+        if self.physical >= self.min_total or self.allin:
+            return self.as_raise(self.physical, "44" if "44" in self.rules else None)
+        return self.as_raise(self.min_total, "52-A")
+
+    def facing_a_bet(self) -> PushRuling:
+        """More than the call while facing a bet: which chips count (46-C), a single oversized
+        chip (44), chips that a smaller one would not leave a call (45-A), or a raise."""
+        left = self.left
+        # Which chips a removal test (45-A) looks at, per rule 46-C.
+        covers = sum(left) + self.brought_in >= self.current_bet and bool(left)
+        partly = bool(self.pulled_back) and bool(left)
+        if left and (covers or partly):
+            self.rules.append("46-C2")
+            return self.fifty_percent()
+        if self.prior_chips and (left or self.pulled_back):
+            self.rules.append("46-C1")
+        facing = self.current_bet > self.already_in
+        if facing and len(self.new_chips) == 1:
+            self.rules.append("44")  # a single oversized chip facing a bet is a call
+            return self.as_call("44")
+        if facing and self.physical - min(self.new_chips) < self.current_bet:
+            self.rules.append("45-A")
+            return self.as_call("45-A")
+        return self.fifty_percent()
+
+    # ------------------------------------------------------------------ rulings
+
+    def fifty_percent(self) -> PushRuling:
+        """Rules 43-A / 45-B: a raise of 50% or more of a full raise is held to a full raise."""
+        if self.allin:
+            self.rules.append("45-B2")
+            return self.as_raise(self.physical, "45-B2" if self.physical < self.min_total else None)
+        if self.physical >= self.min_total:
+            return self.as_raise(self.physical, None)
+        self.rules.append("45-B1")
+        if 2 * (self.physical - self.current_bet) >= self.min_increment:
+            self.rules.append("43-A")
+            return self.as_raise(self.min_total, "43-A")
+        return self.as_call("45-B1")
+
+    def as_call(self, rule: str | None) -> PushRuling:
+        """A call; short of it (and not all-in) an undercall (51-B)."""
+        if self.physical < self.call_total and not self.allin:
+            self.rules.append("51-B")
+            return self.ruling("undercall", self.physical, rule or "51-B")
+        return self.ruling("call", self.call_total, rule)
+
+    def as_raise(self, total: int, rule: str | None) -> PushRuling:
+        """A bet or raise to `total`; a call where this seat may not raise (47-A, 48)."""
+        if self.raise_closed is not None:
+            self.rules.append(self.raise_closed)
+            return self.as_call(self.raise_closed)
+        return self.ruling(self.raise_kind, total, rule)
+
+    def ruling(self, kind: PushKind, total: int, rule: str | None) -> PushRuling:
+        """The ruling, capped at the pot-limit (52-B) or fixed-limit total and at all-in."""
+        current_bet = self.current_bet
+        if self.max_total is not None and total > self.max_total and kind in ("bet", "raise"):
+            total = max(self.max_total, current_bet)
+            self.rules.append("52-B" if self.structure == "pl" else "fixed-limit")
+            rule = self.rules[-1]
+        allin = total >= self.wealth
+        total = min(total, self.wealth)
         if kind in ("bet", "raise") and total <= current_bet:
             kind = "call"
-        if kind == "call" and total == already_in:
+        if kind == "call" and total == self.already_in:
             kind = "check"  # nothing to call (the big blind's option): chips go back
         increment = total - current_bet if kind in ("bet", "raise") else 0
-        full = kind in ("bet", "raise") and increment >= min_increment
-        if rule is not None and rule not in rules:
-            rules.append(rule)
+        full = kind in ("bet", "raise") and increment >= self.min_increment
+        if rule is not None and rule not in self.rules:
+            self.rules.append(rule)
         if rule in _HELD_BY_46:
-            rule = next((r for r in rules if r.startswith("46-")), rule)
+            rule = next((r for r in self.rules if r.startswith("46-")), rule)
         return PushRuling(
             kind=kind,
             total=total,
             allin=allin,
-            change=max(0, physical - total),
-            owed=max(0, total - physical),
-            behind_after=wealth - total,
+            change=max(0, self.physical - total),
+            owed=max(0, total - self.physical),
+            behind_after=self.wealth - total,
             increment=increment,
             full=full,
             rule=rule,
-            rules=tuple(rules),
+            rules=tuple(self.rules),
         )
-
-    def as_call(rule: str | None) -> PushRuling:
-        if physical < call_total and not physical_allin:
-            rules.append("51-B")
-            return ruling("undercall", physical, rule or "51-B")
-        return ruling("call", call_total, rule)
-
-    raise_kind: PushKind = "raise" if current_bet > 0 else "bet"
-    min_total = current_bet + min_increment
-    if max_total is not None:
-        min_total = min(min_total, max(max_total, current_bet))
-
-    def as_raise(total: int, rule: str | None) -> PushRuling:
-        if raise_closed is not None:
-            rules.append(raise_closed)
-            return as_call(raise_closed)
-        return ruling(raise_kind, total, rule)
-
-    def fifty_percent() -> PushRuling:
-        """Rules 43-A / 45-B: a raise of 50% or more of a full raise is held to a full raise."""
-        if physical_allin:
-            rules.append("45-B2")
-            return as_raise(physical, "45-B2" if physical < min_total else None)
-        if physical >= min_total:
-            return as_raise(physical, None)
-        rules.append("45-B1")
-        if 2 * (physical - current_bet) >= min_increment:
-            rules.append("43-A")
-            return as_raise(min_total, "43-A")
-        return as_call("45-B1")
-
-    # Declarations made before the chips (rules 40-A, 43-A, 44, 45-A, 51-A, 55-B).
-    if declared is not None and raise_closed is not None and allin_total > current_bet:
-        rules.append(raise_closed)  # the declaration binds to the call (51-A), no raise
-        return ruling("call", call_total, raise_closed)
-    if declared == "allin":
-        if allin_total <= current_bet:
-            return ruling("call", allin_total, None)
-        return as_raise(allin_total, None)
-    if declared == "raise":
-        if physical >= min_total:
-            return as_raise(physical, None)
-        return as_raise(min_total, "55-B" if current_bet == 0 else "43-A")
-
-    # Physical all-in reaching no more than the call: a call for all chips.
-    if physical <= current_bet:
-        if physical_allin:
-            return ruling("call", physical, None)
-        if physical == current_bet:
-            return ruling("call", physical, None)
-        return as_call("46-B" if pulled_back else None)
-
-    # Not facing a bet: opening bet (or the big blind's option).
-    facing = current_bet > already_in
-    if current_bet == 0:
-        if len(new_chips) == 1 and not left:
-            rules.append("44")  # a silent overchip is a bet of the chip's full value
-        if physical >= min_total or physical_allin:
-            return as_raise(physical, "44" if "44" in rules else None)
-        return as_raise(min_total, "52-A")
-
-    # Which chips a removal test (45-A) looks at, per rule 46-C.
-    covers = sum(left) + brought_in >= current_bet and bool(left)
-    partly = bool(pulled_back) and bool(left)
-    if left and (covers or partly):
-        rules.append("46-C2")
-        return fifty_percent()
-    if prior_chips and (left or pulled_back):
-        rules.append("46-C1")
-    if facing and len(new_chips) == 1:
-        rules.append("44")  # a single oversized chip facing a bet is a call
-        return as_call("44")
-    if facing:
-        smallest = min(new_chips)
-        if physical - smallest < current_bet:
-            rules.append("45-A")
-            return as_call("45-A")
-    return fifty_percent()

@@ -38,7 +38,7 @@ HandStart = Literal[
     "riffle_or_shuffler",  # first riffle; with a shuffle machine, its (green) button
     "dealer_lift",  # when the dealer lifts the cards
 ]
-# Input events (CONTRACT section 2) the engine may take as the start of a hand.
+# Input events (docs/trace-format.md) the engine may take as the start of a hand.
 HandStartTrigger = Literal[
     "shuffler",  # {"event": "button", "name": "shuffler"}
     "dealer_push",  # a dealer's badge at the table (the dealer push, rule 23)
@@ -108,11 +108,11 @@ class Numbering:
 
 @dataclass(frozen=True)
 class Profile:
-    """One rule set. Defaults are TDA 2019 (tda-2019-en.txt); every other value cites its seed."""
+    """One rule set. Defaults are TDA 2019; every other value cites the house text's article."""
 
     name: str
     title: str
-    source: str  # seed file under /work/shared/seeds
+    source: str  # name of the transcript of the rule text the values were taken from
     language: str = "en"  # language of the source text
     table_languages: tuple[str, ...] = ()  # languages allowed at the table; () = posted by house
     hand_start: HandStart = "riffle_shuffler_or_push"  # TDA 2019 23
@@ -142,92 +142,93 @@ class Profile:
 
 # --------------------------------------------------------------------------- numbering tables
 
-# TDA 2019 -> TDA 2015, from the rule titles of tda-2019-en.txt and 000 (2015 line of each
-# rule in the comment). 2019 rules 4, 15, 37, 38, 52, 55, RP-8, RP-10..RP-14 are new.
+# TDA 2019 -> TDA 2015, matched on the rule titles of the two texts (the 2015 title in
+# the comment where the numbers differ). 2019 rules 4, 15, 37, 38, 52, 55, RP-8,
+# RP-10..RP-14 are new.
 _TDA2015 = Numbering(
     rules=MappingProxyType(
         {
-            "1": "1",  # 000:29
-            "2": "2",  # 000:35
-            "3": "3",  # 000:44
-            "5": "4",  # 000:53 electronic devices
-            "6": "5",  # 000:57 official language
-            "7": "6",  # 000:77 random seating
-            "8": "7",  # 000:81 late registration, re-entries
-            "9": "8",  # 000:85 special needs
-            "10": "9",  # 000:88 breaking tables
-            "11": "10",  # 000:93 balancing
-            "12": "12",  # 000:137
-            "13": "13",  # 000:143
-            "14": "14",  # 000:158
-            "16": "15",  # 000:163 face up for all-ins
-            "17": "16",  # 000:169 showdown order
-            "18": "17",  # 000:197 asking to see a hand
-            "19": "18",  # 000:208 playing the board
-            "20": "19",  # 000:211 odd chips
-            "21": "20",  # 000:220 side pots
-            "22": "21",  # 000:222 disputed pots
-            "23": "22",  # 000:227 new hand & new limits
-            "24": "23",  # 000:232 chip race
-            "25": "24",  # 000:260 chips visible
-            "26": "25",  # 000:269 deck changes
-            "27": "26",  # 000:273 re-buys
-            "28": "28",  # 000:287 rabbit hunting
-            "29": "27",  # 000:277 calling for a clock
-            "30": "29",  # 000:291 at your seat
-            "31": "30",  # 000:316 at the table with action pending
-            "32": "31",  # 000:323 dead button
-            "33": "32",  # 000:325 dodging blinds
-            "34": "33",  # 000:328 button in heads-up
-            "35": "34",  # 000:335 misdeals
-            "36": "35",  # 000:368 substantial action
-            "39": "36",  # 000:373 four-card flops and premature cards
-            "40": "37",  # 000:379 methods of betting
-            "41": "41",  # 000:434 methods of calling
-            "42": "42",  # 000:444 methods of raising
-            "43": "43",  # 000:454 raise amounts
-            "44": "45",  # 000:489 overchips
-            "45": "46",  # 000:499 multiple-chip betting
-            "46": "47",  # 000:508 prior bet chips not pulled in
-            "47": "44",  # 000:483 re-opening the bet
-            "48": "48",  # 000:518 number of raises
-            "49": "49",  # 000:523 accepted action
-            "50": "38",  # 000:387 acting in turn
-            "51": "39",  # 000:394 binding declarations / undercalls
-            "53": "40",  # 000:423 action out of turn
-            "54": "50",  # 000:547 pot size & pot-limit bets
-            "56": "51",  # 000:557 string bets
-            "57": "52",  # 000:560 non-standard & unclear betting
-            "58": "53",  # 000:567 non-standard folds
-            "59": "54",  # 000:572 conditional declarations
-            "60": "55",  # 000:576 count of opponent's stack
-            "61": "56",  # 000:584 over-betting expecting change
-            "62": "57",  # 000:606 all-in with chips found behind
-            "63": "58",  # 000:614 chips out of view
-            "64": "59",  # 000:621 lost and found chips
-            "65": "60",  # 000:624 accidentally killed / fouled hands
-            "66": "61",  # 000:632 dead hands in stud
-            "67": "62",  # 000:638 no disclosure
-            "68": "63",  # 000:662 exposing cards
-            "69": "64",  # 000:668 ethical play
-            "70": "65",  # 000:674 etiquette violations
-            "71": "66",  # 000:680 penalties
-            "RP-1": "RP-1",  # 000:721
-            "RP-2": "RP-2",  # 000:726
-            "RP-3": "RP-3",  # 000:734
-            "RP-4": "RP-4",  # 000:740
-            "RP-5": "RP-5",  # 000:767
-            "RP-6": "RP-6",  # 000:787
-            "RP-7": "RP-7",  # 000:794
-            "RP-9": "11",  # 000:115 final-table size was a rule in 2015
+            "1": "1",
+            "2": "2",
+            "3": "3",
+            "5": "4",  # electronic devices
+            "6": "5",  # official language
+            "7": "6",  # random seating
+            "8": "7",  # late registration, re-entries
+            "9": "8",  # special needs
+            "10": "9",  # breaking tables
+            "11": "10",  # balancing
+            "12": "12",
+            "13": "13",
+            "14": "14",
+            "16": "15",  # face up for all-ins
+            "17": "16",  # showdown order
+            "18": "17",  # asking to see a hand
+            "19": "18",  # playing the board
+            "20": "19",  # odd chips
+            "21": "20",  # side pots
+            "22": "21",  # disputed pots
+            "23": "22",  # new hand & new limits
+            "24": "23",  # chip race
+            "25": "24",  # chips visible
+            "26": "25",  # deck changes
+            "27": "26",  # re-buys
+            "28": "28",  # rabbit hunting
+            "29": "27",  # calling for a clock
+            "30": "29",  # at your seat
+            "31": "30",  # at the table with action pending
+            "32": "31",  # dead button
+            "33": "32",  # dodging blinds
+            "34": "33",  # button in heads-up
+            "35": "34",  # misdeals
+            "36": "35",  # substantial action
+            "39": "36",  # four-card flops and premature cards
+            "40": "37",  # methods of betting
+            "41": "41",  # methods of calling
+            "42": "42",  # methods of raising
+            "43": "43",  # raise amounts
+            "44": "45",  # overchips
+            "45": "46",  # multiple-chip betting
+            "46": "47",  # prior bet chips not pulled in
+            "47": "44",  # re-opening the bet
+            "48": "48",  # number of raises
+            "49": "49",  # accepted action
+            "50": "38",  # acting in turn
+            "51": "39",  # binding declarations / undercalls
+            "53": "40",  # action out of turn
+            "54": "50",  # pot size & pot-limit bets
+            "56": "51",  # string bets
+            "57": "52",  # non-standard & unclear betting
+            "58": "53",  # non-standard folds
+            "59": "54",  # conditional declarations
+            "60": "55",  # count of opponent's stack
+            "61": "56",  # over-betting expecting change
+            "62": "57",  # all-in with chips found behind
+            "63": "58",  # chips out of view
+            "64": "59",  # lost and found chips
+            "65": "60",  # accidentally killed / fouled hands
+            "66": "61",  # dead hands in stud
+            "67": "62",  # no disclosure
+            "68": "63",  # exposing cards
+            "69": "64",  # ethical play
+            "70": "65",  # etiquette violations
+            "71": "66",  # penalties
+            "RP-1": "RP-1",
+            "RP-2": "RP-2",
+            "RP-3": "RP-3",
+            "RP-4": "RP-4",
+            "RP-5": "RP-5",
+            "RP-6": "RP-6",
+            "RP-7": "RP-7",
+            "RP-9": "11",  # final-table size was a rule in 2015
         }
     ),
     parts=MappingProxyType(
         {
-            "35A5": "34A-6",  # 000:339-342: 2015's A-5 is stud, A-6 the flop-game exposure
-            "35E": None,  # fouled decks: not in 2015's 34 (000:335-367)
-            "46C": None,  # 000:508-517: 47 has A and B only
-            "51C": None,  # 000:394-407: 39 has A and B only
+            "35A5": "34A-6",  # 2015's A-5 is stud, A-6 the flop-game exposure
+            "35E": None,  # fouled decks: not in 2015's 34 (A-D only)
+            "46C": None,  # 2015's 47 has A and B only
+            "51C": None,  # 2015's 39 has A and B only
         }
     ),
     # Rules whose lettering is the same in both texts (checked part by part).
@@ -238,141 +239,141 @@ _TDA2015 = Numbering(
     fallback="TDA 2019 ",
 )
 
-# TDA 2019 -> Casinò di Venezia articles (002; line of each article).
+# TDA 2019 -> articles of the Casinò di Venezia tournament rules.
 _VENEZIA = Numbering(
     rules=MappingProxyType(
         {
-            "2": "art. 1",  # 002:13
-            "6": "art. 2",  # 002:17
-            "7": "art. 3",  # 002:31
-            "10": "art. 4",  # 002:35
-            "11": "art. 5",  # 002:39
-            "RP-9": "art. 6",  # 002:43
-            "12": "art. 7",  # 002:49
-            "16": "art. 8",  # 002:53
-            "17": "art. 10",  # 002:61 showdown order
-            "20": "art. 11",  # 002:65 odd chips
-            "19": "art. 12",  # 002:69 both cards to win a share
-            "21": "art. 13",  # 002:73
-            "22": "art. 14",  # 002:77
-            "24": "art. 15",  # 002:83
-            "26": "art. 16",  # 002:87
-            "23": "art. 17",  # 002:91 new level / hand start
-            "27": "art. 18",  # 002:95
-            "29": "art. 19",  # 002:99
-            "28": "art. 20",  # 002:103
-            "30": "art. 21",  # 002:109
-            "31": "art. 22",  # 002:113
-            "32": "art. 23",  # 002:119
-            "33": "art. 24",  # 002:123
-            "34": "art. 25",  # 002:127
-            "35": "art. 26",  # 002:133 misdeal
-            "36": "art. 27",  # 002:143 substantial action
-            "39": "art. 28",  # 002:147 four-card flop
-            "RP-5": "art. 29",  # 002:151 premature board
-            "50": "art. 30",  # 002:155 acting in turn
-            "51": "art. 30A",  # 002:159 undercall
-            "41": "art. 31",  # 002:163
-            "42": "art. 32",  # 002:167
-            "43": "art. 33",  # 002:177
-            "47": "art. 33",  # 002:179 short all-in does not re-open
-            "44": "art. 34",  # 002:181 overchip
-            "53": "art. 35",  # 002:185 action out of turn
-            "48": "art. 36",  # 002:191
-            "54": "art. 37",  # 002:195
-            "49": "art. 38",  # 002:199
-            "56": "art. 39",  # 002:203
-            "25": "art. 40",  # 002:211 chips visible
-            "63": "art. 40",  # 002:215 transporting chips
-            "65": "art. 41",  # 002:219 unprotected hands
-            "59": "art. 42",  # 002:223
-            "61": "art. 43",  # 002:227
-            "71": "art. 44",  # 002:233
-            "67": "art. 45",  # 002:237
-            "68": "art. 46",  # 002:245
-            "69": "art. 47",  # 002:249
-            "70": "art. 48",  # 002:253
+            "2": "art. 1",
+            "6": "art. 2",
+            "7": "art. 3",
+            "10": "art. 4",
+            "11": "art. 5",
+            "RP-9": "art. 6",
+            "12": "art. 7",
+            "16": "art. 8",
+            "17": "art. 10",  # showdown order
+            "20": "art. 11",  # odd chips
+            "19": "art. 12",  # both cards to win a share
+            "21": "art. 13",
+            "22": "art. 14",
+            "24": "art. 15",
+            "26": "art. 16",
+            "23": "art. 17",  # new level / hand start
+            "27": "art. 18",
+            "29": "art. 19",
+            "28": "art. 20",
+            "30": "art. 21",
+            "31": "art. 22",
+            "32": "art. 23",
+            "33": "art. 24",
+            "34": "art. 25",
+            "35": "art. 26",  # misdeal
+            "36": "art. 27",  # substantial action
+            "39": "art. 28",  # four-card flop
+            "RP-5": "art. 29",  # premature board
+            "50": "art. 30",  # acting in turn
+            "51": "art. 30A",  # undercall
+            "41": "art. 31",
+            "42": "art. 32",
+            "43": "art. 33",
+            "47": "art. 33",  # short all-in does not re-open
+            "44": "art. 34",  # overchip
+            "53": "art. 35",  # action out of turn
+            "48": "art. 36",
+            "54": "art. 37",
+            "49": "art. 38",
+            "56": "art. 39",
+            "25": "art. 40",  # chips visible
+            "63": "art. 40",  # transporting chips
+            "65": "art. 41",  # unprotected hands
+            "59": "art. 42",
+            "61": "art. 43",
+            "71": "art. 44",
+            "67": "art. 45",
+            "68": "art. 46",
+            "69": "art. 47",
+            "70": "art. 48",
         }
     ),
     parts=MappingProxyType(
         {
-            "35A5": "art. 26A-6",  # 002:137 item 6 is the flop-game exposure
-            "35A": "art. 26A",  # 002:137
-            "35B": "art. 26A",  # 002:137 (button may get two consecutive cards)
-            "35C": "art. 26B",  # 002:139 exact re-play
-            "35D": "art. 26C",  # 002:141 no misdeal after substantial action
+            "35A5": "art. 26A-6",  # item 6 is the flop-game exposure
+            "35A": "art. 26A",
+            "35B": "art. 26A",  # (button may get two consecutive cards)
+            "35C": "art. 26B",  # exact re-play
+            "35D": "art. 26C",  # no misdeal after substantial action
             "35E": None,  # fouled decks: not in art. 26
         }
     ),
     carry_parts=frozenset({"50", "53"}),  # art. 30 A/B and art. 35 A/B match 50 and 53
 )
 
-# TDA 2019 -> Casinos Austria articles (003; line of each). The transcript repeats some
+# TDA 2019 -> articles of the Casinos Austria tournament rules. The text repeats some
 # numbers (14, 36, 39, 40, 41, 42): those carry the article's title.
 _CASINOS_AUSTRIA = Numbering(
     rules=MappingProxyType(
         {
-            "1": "art. 1",  # 003:6
-            "2": "art. 2",  # 003:16
-            "7": "art. 3",  # 003:27 (the transcript prints the title before the number)
-            "31": "art. 4",  # 003:33
-            "6": "art. 5",  # 003:36
-            "30": "art. 7",  # 003:43
-            "44": "art. 8",  # 003:54 single overchip
-            "51": "art. 8",  # 003:65 an insufficient bet must be completed
-            "56": "art. 8",  # 003:63 string bets
-            "23": "art. 9",  # 003:70 the hand starts when the dealer lifts the cards
-            "54": "art. 10",  # 003:73
-            "43": "art. 11",  # 003:75
-            "45": "art. 11",  # 003:84 two 500s at 300-600 is a call
-            "47": "art. 11",  # 003:78
-            "48": "art. 12",  # 003:87
-            "42": "art. 13",  # 003:92
-            "16": "art. 14 (All-in Showdown)",  # 003:106
-            "17": "art. 14 (Showdown (1))",  # 003:122
-            "13": "art. 15",  # 003:132
-            "19": "art. 16",  # 003:137
-            "21": "art. 17",  # 003:139
-            "27": "art. 18",  # 003:140
-            "8": "art. 19",  # 003:144
-            "63": "art. 20",  # 003:154
-            "33": "art. 21",  # 003:159
-            "11": "art. 22",  # 003:162
-            "32": "art. 23",  # 003:169
-            "35": "art. 24",  # 003:171 misdeal
-            "65": "art. 25",  # 003:186
-            "50": "art. 26",  # 003:190
-            "53": "art. 26",  # 003:191
-            "12": "art. 27",  # 003:196
-            "68": "art. 28",  # 003:199
-            "69": "art. 30",  # 003:205
-            "24": "art. 31",  # 003:213
-            "20": "art. 32",  # 003:218
-            "25": "art. 33",  # 003:224
-            "28": "art. 34",  # 003:233
-            "10": "art. 35",  # 003:246
-            "29": "art. 36 (Calling for a Clock)",  # 003:235
-            "RP-8": "art. 40 (Hand by Hand)",  # 003:291
-            "RP-9": "art. 40 (Numero dei giocatori al tavolo della finale)",  # 003:274
-            "34": "art. 41 (Heads-Up)",  # 003:207
-            "67": "art. 41 (Rispetto)",  # 003:298
-            "26": "art. 42 (Mazzo di Poker)",  # 003:304
-            "5": "art. 43",  # 003:307
-            "70": "art. 44",  # 003:315
-            "71": "art. 45",  # 003:321
+            "1": "art. 1",
+            "2": "art. 2",
+            "7": "art. 3",  # (the transcript prints the title before the number)
+            "31": "art. 4",
+            "6": "art. 5",
+            "30": "art. 7",
+            "44": "art. 8",  # single overchip
+            "51": "art. 8",  # an insufficient bet must be completed
+            "56": "art. 8",  # string bets
+            "23": "art. 9",  # the hand starts when the dealer lifts the cards
+            "54": "art. 10",
+            "43": "art. 11",
+            "45": "art. 11",  # two 500s at 300-600 is a call
+            "47": "art. 11",
+            "48": "art. 12",
+            "42": "art. 13",
+            "16": "art. 14 (All-in Showdown)",
+            "17": "art. 14 (Showdown (1))",
+            "13": "art. 15",
+            "19": "art. 16",
+            "21": "art. 17",
+            "27": "art. 18",
+            "8": "art. 19",
+            "63": "art. 20",
+            "33": "art. 21",
+            "11": "art. 22",
+            "32": "art. 23",
+            "35": "art. 24",  # misdeal
+            "65": "art. 25",
+            "50": "art. 26",
+            "53": "art. 26",
+            "12": "art. 27",
+            "68": "art. 28",
+            "69": "art. 30",
+            "24": "art. 31",
+            "20": "art. 32",
+            "25": "art. 33",
+            "28": "art. 34",
+            "10": "art. 35",
+            "29": "art. 36 (Calling for a Clock)",
+            "RP-8": "art. 40 (Hand by Hand)",
+            "RP-9": "art. 40 (Numero dei giocatori al tavolo della finale)",
+            "34": "art. 41 (Heads-Up)",
+            "67": "art. 41 (Rispetto)",
+            "26": "art. 42 (Mazzo di Poker)",
+            "5": "art. 43",
+            "70": "art. 44",
+            "71": "art. 45",
         }
     ),
     parts=MappingProxyType({"35E": None}),  # fouled decks: not in art. 24
 )
 
-# Campione: its own sections have titles, not numbers; its TDA text (004:90 Italian,
-# 004:92/94 English) is the 2019 numbering, so everything else stays "TDA n".
+# Casinò di Campione house rules: its own sections have titles, not numbers; the TDA text it
+# includes (in Italian and English) is the 2019 numbering, so everything else stays "TDA n".
 _CAMPIONE = Numbering(
     rules=MappingProxyType({}),
     parts=MappingProxyType(
         {
-            "35A": 'sez. "Forme di misdeal"',  # 004:9-10
-            "51B": 'sez. "Dead Money"',  # 004:19-20
+            "35A": 'sez. "Forme di misdeal"',
+            "51B": 'sez. "Dead Money"',
         }
     ),
 )
@@ -391,9 +392,9 @@ _PROFILES = (
         title="Poker TDA 2015 Rules (Italian translation)",
         source="000_a8ec5eb7f12a6502.txt",
         language="it",
-        # 000:227-231 rule 22: riffle, shuffler button or dealer change: same as 2019 23.
-        # 000:335-367 rule 34 + 35: misdeal until substantial action, same as 2019.
-        bb_ante_recommended=False,  # 000:714-797: RP-1..RP-7, no ante-format procedure
+        # 2015 rule 22: riffle, shuffler button or dealer change: same as 2019 23.
+        # 2015 rules 34 + 35: misdeal until substantial action, same as 2019.
+        bb_ante_recommended=False,  # 2015 RP-1..RP-7: no ante-format procedure
         numbering=_TDA2015,
     ),
     Profile(
@@ -401,10 +402,10 @@ _PROFILES = (
         title="Casinò di Venezia: regolamento tornei poker",
         source="002_9ee9120963990579.txt",
         language="it",
-        table_languages=("it", "en"),  # art. 2, 002:17-19
-        hand_start="riffle_or_shuffler",  # art. 17, 002:93: green button of the shuffle machine
+        table_languages=("it", "en"),  # art. 2
+        hand_start="riffle_or_shuffler",  # art. 17: green button of the shuffle machine
         hand_start_triggers=("shuffler",),  # art. 17: a dealer change does not start a hand
-        premature_card="keep_unexposed",  # art. 29, 002:153
+        premature_card="keep_unexposed",  # art. 29
         numbering=_VENEZIA,
     ),
     Profile(
@@ -412,20 +413,20 @@ _PROFILES = (
         title="Casinos Austria: regolamento dei tornei (Italian)",
         source="003_ee3f4129255c7a26.txt",
         language="it",
-        table_languages=("de", "en"),  # art. 5, 003:36-37
-        hand_start="dealer_lift",  # art. 9, 003:70-72
+        table_languages=("de", "en"),  # art. 5
+        hand_start="dealer_lift",  # art. 9
         hand_start_triggers=("first_card",),  # lifting the cards = the first card at a seat
-        misdeal_max_actions=2,  # art. 24, 003:183-185: two or more moves and the hand stands
-        misdeal_exposed_downcards=None,  # art. 24, 003:182: only the first or second card
-        misdeal_extra_cards=2,  # art. 24, 003:176: "ulteriori due o più carte"
-        four_card_flop="unspecified",  # 003: none; art. 1 (003:10-12) defers to CASAG rules
-        premature_card="unspecified",  # 003: none
-        bb_ante_recommended=False,  # 003: no ante format in the text
-        odd_chip_unit="blind_or_ante",  # art. 32, 003:222-223
-        showdown_order="last_aggressor",  # art. 14 Showdown (1), 003:122-123
-        undercall_always_full_call=True,  # art. 8, 003:64-68
-        limit_raise_cap=3,  # art. 12, 003:89
-        limit_cap_lifted_heads_up_in_hand=True,  # art. 12, 003:90-91
+        misdeal_max_actions=2,  # art. 24: two or more moves and the hand stands
+        misdeal_exposed_downcards=None,  # art. 24: only the first or second card
+        misdeal_extra_cards=2,  # art. 24: "ulteriori due o più carte"
+        four_card_flop="unspecified",  # none; art. 1 defers to the CASAG rules
+        premature_card="unspecified",  # none in the text
+        bb_ante_recommended=False,  # no ante format in the text
+        odd_chip_unit="blind_or_ante",  # art. 32
+        showdown_order="last_aggressor",  # art. 14 Showdown (1)
+        undercall_always_full_call=True,  # art. 8
+        limit_raise_cap=3,  # art. 12
+        limit_cap_lifted_heads_up_in_hand=True,  # art. 12
         numbering=_CASINOS_AUSTRIA,
     ),
     Profile(
@@ -433,17 +434,17 @@ _PROFILES = (
         title="Casinò di Campione: regole della casa (with TDA 2019)",
         source="004_3695c542e3bee12b.txt",
         language="it",
-        single_exposed_card="replace_as_burn",  # "Forme di misdeal", 004:10
-        misdeal_extra_cards=2,  # "Forme di misdeal", 004:10: "due o più carte in eccesso"
-        straddle=Straddle(multiple=2, acts_last_preflop=True),  # "Puntate aggiuntive", 004:8
-        rake=Rake(  # "Rake", 004:18
+        single_exposed_card="replace_as_burn",  # "Forme di misdeal"
+        misdeal_extra_cards=2,  # "Forme di misdeal": "due o più carte in eccesso"
+        straddle=Straddle(multiple=2, acts_last_preflop=True),  # "Puntate aggiuntive"
+        rake=Rake(  # "Rake"
             percent=5,
             cap=25,
             pot_step=20,
             no_flop_no_drop=True,
             main_pot_first=True,
         ),
-        undercall_always_full_call=True,  # "Dead Money", 004:20
+        undercall_always_full_call=True,  # "Dead Money"
         numbering=_CAMPIONE,
     ),
 )
@@ -524,7 +525,8 @@ def misdeal_allowed(profile: Profile, actions: Iterable[str | Action]) -> bool:
 def rake_amount(rake: Rake, pot: int, *, flop_dealt: bool) -> int:
     """The rake of a pot: the pot rounded down to ``pot_step``, times ``percent``, capped.
 
-    Campione's examples (004:18): 18 -> 0, 79 -> 3, 132 -> 6, 339 -> 16; no flop, no drop.
+    Campione's examples (house rules, "Rake"): 18 -> 0, 79 -> 3, 132 -> 6, 339 -> 16; no
+    flop, no drop.
     """
     if pot < 0:
         raise RuleError(f"negative pot {pot}")

@@ -545,8 +545,8 @@ def test_rule_34_heads_up_big_blind_is_dealt_first_and_the_hand_runs_clean() -> 
     """Rule 34: heads-up the button is the small blind and is dealt the last card."""
     t = table(seats=(3, 7), button=7)
     t.shuffle()
-    assert t.engine.hand is not None and t.engine.hand.watch is not None
-    assert t.engine.hand.watch.deal.order == [3, 7]
+    assert t.engine.hand is not None and t.engine.hand.dealing is not None
+    assert t.engine.hand.dealing.deal.order == [3, 7]
     t.push(7, 50)
     t.push(3, 100)
     t.deal({3: ["Ah", "Kh"], 7: ["Qd", "Jd"]})
@@ -566,8 +566,8 @@ def test_rule_32_dead_button_deal_starts_left_of_the_empty_button_seat() -> None
     t = table(seats=(1, 2, 3, 5), button=4)
     t.shuffle()
     hand = t.engine.hand
-    assert hand is not None and hand.watch is not None
-    assert hand.positions.button == 4 and hand.watch.deal.order == [5, 1, 2, 3]
+    assert hand is not None and hand.dealing is not None
+    assert hand.positions.button == 4 and hand.dealing.deal.order == [5, 1, 2, 3]
     t.push(5, 50)
     t.push(1, 100)
     t.deal({5: ["Ah", "Kh"], 1: ["Qd", "Jd"], 2: ["9s", "9c"], 3: ["7h", "2c"]})
@@ -779,7 +779,7 @@ class _Hands:
         self.chips.clear()
         engine = t.engine
         empty = [n for n, s in engine.seats.items() if s.player is None]
-        if empty and len(engine._eligible()) >= 3 and self.rng.random() < 0.4:
+        if empty and len(engine.eligible()) >= 3 and self.rng.random() < 0.4:
             seat = self.rng.choice(empty)
             t.do(ev(t=t.step(), event="command", name="seat", seat=seat, player="N", stack=5000))
 
@@ -787,18 +787,18 @@ class _Hands:
         """Play one hand; False when fewer than two players are left."""
         t, rng = self.t, self.rng
         self.clear_table()
-        if len(t.engine._eligible()) < 2:
+        if len(t.engine.eligible()) < 2:
             return False
         t.shuffle()
         hand = t.engine.hand
-        assert hand is not None and hand.watch is not None
+        assert hand is not None and hand.dealing is not None
         deck = list(FULL_DECK)
         rng.shuffle(deck)
         when = rng.choice(["before", "middle", "after"])
         if when == "before":
             self.post()
         for i in range(2):
-            for seat in hand.watch.deal.order:
+            for seat in hand.dealing.deal.order:
                 self.card(f"seat{seat}", deck.pop())
                 self.lift()
             if i == 0 and when == "middle":

@@ -1,0 +1,1 @@
+"""The engine's inputs, one module per kind: commands, buttons, badges, devices, tags."""

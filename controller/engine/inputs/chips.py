@@ -1,0 +1,85 @@
+"""Chips read in a seat's bet zone or at the pot: pushes to be read as bets once settled, blinds
+put out before the hand starts, the pot pushed to its winner."""
+
+from __future__ import annotations
+
+from controller.engine.antennas import Antenna, antenna
+from controller.engine.table import Table
+from controller.trace import Device, Event, TagIn, TagOut, Tick
+
+
+def settle_before(table: Table, event: Event) -> None:
+    """A push is settled when quiet long enough, or by any later input (docs/trace-format.md).
+
+    A device going or coming is no table action: it settles nothing. While a four-card flop
+    holds the table no push is taken as a bet (rule 39).
+    """
+    hand = table.hand
+    betting = hand.betting if hand is not None else None
+    if betting is None or isinstance(event, Device):
+        return
+    if hand is not None and hand.dealing is not None and hand.dealing.hold.reason is not None:
+        return  # a four-card flop holds the table (39)
+    if isinstance(event, Tick):
+        betting.settle(event.t, only_due=True)
+        return
+    where = antenna(event.antenna) if isinstance(event, TagIn | TagOut) else None
+    if where is not None and where.kind == "bet":
+        # The zone's own push goes on unless it was already quiet long enough; every
+        # other zone's push is settled by this later input.
+        betting.settle(event.t, only_due=True)
+        betting.settle(event.t, only_due=False, except_seat=where.seat)
+    else:
+        betting.settle(event.t, only_due=False)
+
+
+def chip_moved(
+    table: Table, tag: TagIn | TagOut, where: Antenna, value: int | None, chip: str
+) -> None:
+    """A chip tag arrived at or left a bet zone or the pot."""
+    if where.kind == "pot":
+        betting = table.betting
+        if isinstance(tag, TagOut) and betting is not None:
+            betting.pot_pushed(tag.t)  # at showdown: the dealer is pushing the pot
+        return
+    assert where.seat is not None
+    if table.hand is None:
+        _before_the_hand(table, tag, where.seat, value, chip)
+    else:
+        _in_the_hand(table, tag, where.seat, value, chip)
+
+
+def _before_the_hand(
+    table: Table, tag: TagIn | TagOut, seat: int, value: int | None, chip: str
+) -> None:
+    """Blinds put out before the hand starts (e.g. before the dealer lifts the cards under
+    casinos-austria): kept, and posted when the hand starts."""
+    zone = table.early_chips.setdefault(seat, {})
+    if isinstance(tag, TagIn) and value is not None:
+        zone[chip] = value
+    else:
+        zone.pop(chip, None)
+
+
+def _in_the_hand(
+    table: Table, tag: TagIn | TagOut, seat: int, value: int | None, chip: str
+) -> None:
+    hand = table.hand
+    assert hand is not None
+    betting = hand.betting
+    if betting is None or seat not in betting.contrib:
+        if isinstance(tag, TagIn) and betting is not None:
+            table.alert(
+                "chips_outside_hand",
+                "warning",
+                f"chips arrived in the bet zone of seat {seat}, which is not in the hand",
+                seat=seat,
+            )
+        return
+    if isinstance(tag, TagIn):
+        assert value is not None
+        betting.chip_in(tag.t, seat, chip, value)
+        if hand.dealing is not None:
+            hand.dealing.refuse(tag.t, "push", seat)  # held (39): the push waits, unsettled
+    else:
+        betting.chip_out(tag.t, seat, chip)

@@ -1,0 +1,226 @@
+"""What every dealing procedure is, and what it may ask of the hand and the table (effects as
+data: the hand's dealing flow carries them out, in order, as soon as they are returned)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+# ------------------------------------------------------------------ effects
+
+
+@dataclass(frozen=True, slots=True)
+class Say:
+    """Publish an `events` message."""
+
+    kind: str
+    fields: dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class Alert:
+    """Publish an `alerts` message."""
+
+    kind: str
+    severity: str
+    message: str
+    fields: dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class CallFloor:
+    """Call the floor: the floor lamp is lit until the floor comes (badge) or rules."""
+
+
+@dataclass(frozen=True, slots=True)
+class Changed:
+    """The public state changed without an event of its own."""
+
+
+@dataclass(frozen=True, slots=True)
+class Republish:
+    """Publish a seat's hole cards again (a card was taken from it)."""
+
+    seat: int
+
+
+@dataclass(frozen=True, slots=True)
+class Kill:
+    """A seat's hand is dead by rule (30, 37, 38, 71-C): not an action, its chips stay in."""
+
+    seat: int
+    rule: str
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class TakeFold:
+    """A fold kept while the table was held (rule 39) is taken now."""
+
+    seat: int
+
+
+@dataclass(frozen=True, slots=True)
+class CorrectBoard:
+    """The board is these cards from now on (a remedy left them so)."""
+
+    cards: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class PlanBurns:
+    """The `street` comes after `allowed` burn cards, counted from `since` burns (None: as
+    counted now)."""
+
+    street: str
+    allowed: int
+    since: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Begin:
+    """A procedure starts: it is kept with the hand and its `procedure_required` alert given."""
+
+    procedure: Procedure
+    severity: str = "warning"
+
+
+Effect = (
+    Say
+    | Alert
+    | CallFloor
+    | Changed
+    | Republish
+    | Kill
+    | TakeFold
+    | CorrectBoard
+    | PlanBurns
+    | Begin
+)
+#: What the table itself carries out (the rest is the hand's).
+TableEffect = Say | Alert | CallFloor | Changed | Republish
+
+
+def say(kind: str, **fields: Any) -> Say:
+    """An `events` message of `kind` with `fields`."""
+    return Say(kind, fields)
+
+
+def alert(kind: str, severity: str, message: str, **fields: Any) -> Alert:
+    """An `alerts` message."""
+    return Alert(kind, severity, message, fields)
+
+
+# ------------------------------------------------------------------ procedures
+
+
+@dataclass(slots=True, kw_only=True)
+class Procedure:
+    """A remedy in progress: what the dealer must do, and what the readers must see.
+
+    Each kind lives in the module named for its rule; it changes only its own fields and
+    returns what it needs done as effects.
+    """
+
+    kind: str
+    rule: str
+    instruction: str
+    street: str | None = None
+    cards: list[str] = field(default_factory=list)
+    seats: list[int] = field(default_factory=list)
+    needs_floor: bool = False
+    stage: str = "pending"
+
+    #: Its cards are exposed ones: the public state lists them.
+    SHOWS_CARDS: ClassVar[bool] = False
+    #: The floor's ruling closes it, even once it no longer waits for the floor.
+    FLOOR_CLOSES: ClassVar[bool] = False
+    #: It changes how many burn cards the next street comes with (38, 39, RP-5, 35A-5).
+    PLANS_BURNS: ClassVar[bool] = False
+
+    @property
+    def pending(self) -> bool:
+        """Not yet resolved."""
+        return self.stage != "done"
+
+    def public(self) -> dict[str, Any]:
+        """The procedure as the public state shows it (cards here are exposed ones)."""
+        out: dict[str, Any] = {
+            "procedure": self.kind,
+            "rule": self.rule,
+            "instruction": self.instruction,
+            "stage": self.stage,
+            "needs_floor": self.needs_floor,
+        }
+        if self.street is not None:
+            out["street"] = self.street
+        if self.SHOWS_CARDS:
+            out["cards"] = list(self.cards)
+        if self.seats:
+            out["seats"] = list(self.seats)
+        return out
+
+    def announce(self, severity: str = "warning") -> list[Effect]:
+        """The `procedure_required` alert that starts it."""
+        return [
+            alert(
+                "procedure_required",
+                severity,
+                self.instruction,
+                procedure=self.kind,
+                rule=self.rule,
+                floor=self.needs_floor,
+            )
+        ]
+
+    def complete(self, **fields: Any) -> list[Effect]:
+        """Done: `procedure_completed` with `fields` (the outcome)."""
+        self.stage = "done"
+        self.needs_floor = False
+        return [say("procedure_completed", procedure=self.kind, rule=self.rule, **fields)]
+
+    def floor_ruled(self) -> bool:
+        """The floor ruled at the table: True when that closes this procedure (now done)."""
+        if not (self.FLOOR_CLOSES or self.needs_floor):
+            return False
+        self.stage = "done"
+        self.needs_floor = False
+        return True
+
+    def on_street(self, street: str) -> list[Effect]:
+        """A street was dealt (flop, turn, river): what that completes."""
+        return []
+
+
+def violation(proc: Procedure | None, expected: str, got: str, rule: str) -> list[Effect]:
+    """The readers saw a remedy carried out otherwise than prescribed: say so, call the floor."""
+    return [
+        say(
+            "procedure_violation",
+            procedure=proc.kind if proc else "dealing",
+            expected=expected,
+            got=got,
+            rule=rule,
+        ),
+        alert(
+            "procedure_violation",
+            "critical",
+            f"{expected}; the readers saw: {got}. Floor called.",
+            rule=rule,
+        ),
+        CallFloor(),
+    ]
+
+
+@dataclass(slots=True, kw_only=True)
+class FloorCall(Procedure):
+    """A house rule with no procedure for the error: the floor rules (TDA 2019 rule 1).
+
+    Started for one extra card (35-A), a four-card flop (39) or a premature card (RP-5)
+    under a profile whose text gives no remedy.
+    """
+
+    kind: str = "floor_call"
+    needs_floor: bool = True
+
+    FLOOR_CLOSES: ClassVar[bool] = True

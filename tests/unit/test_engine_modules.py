@@ -1,0 +1,136 @@
+"""The engine's modules: each imports on its own, the import graph has no cycle (not even
+for typing), procedures see the table only through the ports, and antenna names parse once."""
+
+from __future__ import annotations
+
+import ast
+import importlib
+from pathlib import Path
+
+import pytest
+
+from controller.engine.antennas import Antenna, antenna
+
+# The repository: wherever the tests are placed below it.
+ROOT = next(p for p in Path(__file__).resolve().parents if (p / "pyproject.toml").exists())
+PACKAGES = ("controller.engine", "controller.rules")
+
+
+def module_name(path: Path) -> str:
+    rel = path.relative_to(ROOT).with_suffix("")
+    parts = list(rel.parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+MODULES = {
+    module_name(p): p
+    for package in PACKAGES
+    for p in sorted((ROOT / package.replace(".", "/")).rglob("*.py"))
+}
+
+
+def imports_of(path: Path) -> set[str]:
+    """Every module of ours a file imports, anywhere in it (`if TYPE_CHECKING:` included)."""
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        if isinstance(node, ast.Import):
+            found |= {alias.name for alias in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            for alias in node.names:
+                sub = f"{node.module}.{alias.name}"
+                found.add(sub if sub in MODULES else node.module)
+    return {name for name in found if name in MODULES}
+
+
+GRAPH = {name: imports_of(path) - {name} for name, path in MODULES.items()}
+
+
+def cycle_in(graph: dict[str, set[str]]) -> list[str] | None:
+    """One import cycle, as the modules along it, or None."""
+    state: dict[str, int] = {}  # 1: on the current path, 2: done
+    path: list[str] = []
+
+    def visit(name: str) -> list[str] | None:
+        state[name] = 1
+        path.append(name)
+        for dep in sorted(graph.get(name, ())):
+            if state.get(dep) == 1:
+                return [*path[path.index(dep) :], dep]
+            if dep not in state and (found := visit(dep)) is not None:
+                return found
+        path.pop()
+        state[name] = 2
+        return None
+
+    for name in sorted(graph):
+        if name not in state and (found := visit(name)) is not None:
+            return found
+    return None
+
+
+@pytest.mark.parametrize("name", sorted(MODULES))
+def test_every_engine_and_rules_module_imports_on_its_own(name: str) -> None:
+    module = importlib.import_module(name)
+    assert module.__doc__, f"{name} has no module docstring"
+
+
+def test_engine_import_graph_has_no_cycle_not_even_for_typing() -> None:
+    assert len(GRAPH) > 20
+    assert cycle_in(GRAPH) is None, f"import cycle: {' -> '.join(cycle_in(GRAPH) or [])}"
+
+
+def test_the_cycle_finder_finds_a_cycle() -> None:
+    assert cycle_in({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == ["a", "b", "c", "a"]
+    assert cycle_in({"a": {"b"}, "b": set()}) is None
+
+
+def test_rules_know_nothing_of_the_engine() -> None:
+    for name, deps in GRAPH.items():
+        if name.startswith("controller.rules"):
+            assert not {d for d in deps if d.startswith("controller.engine")}, name
+
+
+def test_procedures_see_the_table_only_through_the_ports() -> None:
+    allowed = ("controller.engine.procedures", "controller.engine.ports", "controller.rules")
+    for name, deps in GRAPH.items():
+        if name.startswith("controller.engine.procedures"):
+            outside = sorted(d for d in deps if not d.startswith(allowed))
+            assert outside == [], f"{name} imports {outside}"
+
+
+def test_procedure_modules_are_named_for_their_rule() -> None:
+    names = {n.rsplit(".", 1)[1] for n in MODULES if n.startswith("controller.engine.procedures.")}
+    assert {
+        "misdeal_35",
+        "exposed_card_35a5",
+        "fouled_deck_35e",
+        "button_short_37",
+        "dead_hand_38",
+        "four_card_flop_39",
+        "premature_card_rp5",
+        "away_30_penalty_71c",
+    } <= names
+
+
+@pytest.mark.parametrize(
+    ("name", "kind", "seat"),
+    [
+        ("seat1", "seat", 1),
+        ("seat10", "seat", 10),
+        ("bet4", "bet", 4),
+        ("board", "board", None),
+        ("burn", "burn", None),
+        ("muck", "muck", None),
+        ("pot", "pot", None),
+        ("register", "register", None),
+        ("seatX", "other", None),
+    ],
+)
+def test_antenna_names_parse_into_kind_and_seat(name: str, kind: str, seat: int | None) -> None:
+    parsed = antenna(name)
+    assert parsed == Antenna(name, kind, seat)  # type: ignore[arg-type]
+    assert antenna(name) is parsed  # parsed once, then cached
+    assert parsed.reads_chips == (kind in ("bet", "pot"))
+    assert parsed.on_table == (kind in ("seat", "board"))
