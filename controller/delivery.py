@@ -68,11 +68,7 @@ class AckedMark:
                     fh.flush()
                     os.fsync(fh.fileno())
                 tmp.replace(self.path)
-                directory = os.open(self.path.parent, os.O_RDONLY)
-                try:
-                    os.fsync(directory)
-                finally:
-                    os.close(directory)
+                _fsync_dir(self.path.parent)
             except OSError as exc:
                 log.error("%s: cannot write the delivery mark: %s", self.path, exc)
                 return
@@ -82,7 +78,9 @@ class AckedMark:
         """Forget the mark (a new journal starts at seq 1: an old mark would be stale)."""
         with self._lock:
             try:
-                self.path.unlink(missing_ok=True)
+                if self.path.exists():
+                    self.path.unlink()
+                    _fsync_dir(self.path.parent)  # or a power cut brings the stale mark back
             except OSError as exc:
                 log.error("%s: cannot remove a stale delivery mark: %s", self.path, exc)
             self.written = 0
@@ -160,3 +158,12 @@ class Redelivery:
     def result(self) -> list[Message]:
         """What to publish again, in order: the kept messages, then the last retained ones."""
         return [*self.messages, *self.retained.values()]
+
+
+def _fsync_dir(directory: Path) -> None:
+    """Make the names in a directory durable (a rename or unlink in it)."""
+    fd = os.open(directory, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)

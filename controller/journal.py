@@ -316,6 +316,24 @@ def _fsync_dir(directory: Path) -> None:
         os.close(fd)
 
 
+def make_dirs(directory: Path) -> None:
+    """Create `directory` and its missing parents, durably: each new name is synced in its
+    parent, or a power cut could take the new directory away with everything in it (a
+    file system persists a directory entry only when its directory is synced)."""
+    missing: list[Path] = []
+    while not directory.is_dir() and directory.parent != directory:
+        missing.append(directory)
+        directory = directory.parent
+    for new in reversed(missing):
+        try:
+            new.mkdir()
+        except FileExistsError:
+            if not new.is_dir():
+                raise
+            continue
+        _fsync_dir(new.parent)
+
+
 class Journal:
     """An append-only JSON Lines file of inputs and outputs, with the wall-clock epoch of t=0.
 
@@ -354,8 +372,8 @@ class Journal:
         self._sync_error: OSError | None = None
         self._lock = threading.Lock()
         try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            if path.exists() and path.stat().st_size > 0:
+            make_dirs(path.parent)
+            if self._has_header(path):
                 self.epoch = self._read_existing(table)
             else:
                 self.epoch = now
@@ -364,6 +382,7 @@ class Journal:
                     fh.write((header_line(now, table) + "\n").encode())
                     fh.flush()
                     os.fsync(fh.fileno())
+                _fsync_dir(path.parent)  # the file's name, not only its data
             self._fh: BinaryIO = path.open("ab")
             self.size = path.stat().st_size
         except OSError as exc:
@@ -390,6 +409,25 @@ class Journal:
                 self._sync_error = exc
                 return
 
+    @staticmethod
+    def _has_header(path: Path) -> bool:
+        """The file exists with at least one whole line. A file with no newline at all was
+        cut by a power cut while its header was being written (before anything else could
+        be): it is started afresh, as if it were not there."""
+        if not path.exists():
+            return False
+        with path.open("rb") as fh:
+            head = fh.read(4096)
+        if b"\n" in head or len(head) == 4096:
+            return True
+        if head:
+            log.warning(
+                "journal %s: a header torn by a power cut (%d bytes): started afresh",
+                path,
+                len(head),
+            )
+        return False
+
     def _read_existing(self, table: str) -> float:
         data = self.path.read_bytes()
         if not data.endswith(b"\n"):
@@ -401,6 +439,17 @@ class Journal:
             )
             os.truncate(self.path, keep)
             data = data[:keep]
+        damaged = data.find(b"\0")  # JSON text never holds a NUL byte: never ours
+        if damaged >= 0:
+            start = data.rfind(b"\n", 0, damaged) + 1
+            line = data.count(b"\n", 0, start) + 1
+            raise JournalError(
+                f"journal {self.path}: line {line} (byte {start}) "
+                "holds zero bytes, as a file system that reorders writes leaves the end of "
+                "a file after a power cut; what follows was never synced (with fsync = "
+                f'"always" never published either): cut it off with `truncate -s {start} '
+                f"{self.path}` and start again"
+            )
         try:
             lines = journal_lines(data.decode("utf-8"))
         except UnicodeDecodeError as exc:
@@ -568,7 +617,7 @@ class SegmentedJournal:
         self.keep_segments = keep_segments
         self.keep_days = keep_days
         try:
-            directory.mkdir(parents=True, exist_ok=True)
+            make_dirs(directory)
             for leftover in directory.glob(".journal-*.tmp"):
                 leftover.unlink()  # a rotation that never completed: never part of the journal
         except OSError as exc:

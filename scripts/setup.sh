@@ -6,7 +6,8 @@ cd "$(dirname "$0")/.."
 
 APT_PACKAGES=(mosquitto mosquitto-clients openssl pcscd vsmartcard-vpcd libpcsclite-dev
               swig python3-venv python3-dev gcc
-              systemd)  # systemd-analyze: tests/test_systemd.py checks the unit offline
+              systemd   # systemd-analyze: tests/test_systemd.py checks the unit offline
+              strace)   # tests/test_power_loss.py traces the daemon's system calls
 missing=()
 for pkg in "${APT_PACKAGES[@]}"; do
     dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" \

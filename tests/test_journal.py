@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gzip
+import os
 from pathlib import Path
 
 import pytest
@@ -100,3 +101,33 @@ def test_a_damaged_compressed_segment_is_a_clear_error(tmp_path: Path) -> None:
     segment.write_bytes(b"\x1f\x8b\x08\x00" + b"\x00" * 6 + b"not deflate at all")
     with pytest.raises(TraceError, match=str(segment.name)):
         read_trace_file(segment)
+
+
+def test_a_header_torn_by_a_power_cut_starts_the_journal_afresh(tmp_path: Path) -> None:
+    """The power went while the header of a new journal was being written: nothing else
+    can have been written (the header is synced first), so the file starts again."""
+    path = tmp_path / "t01.journal"
+    path.write_bytes(b"# tablectl-journal v1 epo")
+    journal = Journal(path, "t01", now=1234.5)
+    journal.append(ButtonPress(1.0, "shuffler"))
+    journal.close()
+    again = Journal(path, "t01", now=9999.0)
+    assert again.epoch == 1234.5 and list(again) == [ButtonPress(1.0, "shuffler")]
+    again.close()
+
+
+def test_zeros_left_by_a_power_cut_are_refused_with_the_remedy(tmp_path: Path) -> None:
+    """A file system that reorders writes may leave zeros where the unsynced end of the
+    journal was: the daemon says where, why, and how to cut it off; cut, it starts."""
+    path = tmp_path / "t01.journal"
+    journal = Journal(path, "t01", now=1.0)
+    journal.append(ButtonPress(1.0, "shuffler"))
+    journal.close()
+    good = path.stat().st_size
+    with path.open("ab") as fh:
+        fh.write(b"\0" * 40 + b'{"t": 3.0, "event": "tick"}\n')
+    with pytest.raises(JournalError, match=rf"line 3 \(byte {good}\) holds zero bytes") as info:
+        Journal(path, "t01", now=5.0)
+    assert f"truncate -s {good} {path}" in str(info.value)
+    os.truncate(path, good)
+    assert list(Journal(path, "t01", now=5.0)) == [ButtonPress(1.0, "shuffler")]
