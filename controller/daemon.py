@@ -27,7 +27,7 @@ from controller.inputs import Command, Device, Event, TagIn, TagOut, Tick
 from controller.journal import InputJournal, SegmentedJournal, open_journal
 from controller.messages import Message
 from controller.notices import Notices
-from controller.publisher import Publisher
+from controller.publisher import Publisher, PublishError
 from controller.recovery import Resync, delivery_mark, recover
 from controller.replay import build_engine
 from controller.resend import RESEND, ResendRequest, answer_resend
@@ -192,7 +192,7 @@ class Daemon:
         )
         self.publisher.start()
         for message in recovered:
-            self.publisher.publish(message)
+            self._publish(message)
         if self.acked is not None:
             self.acked.start(lambda: self.publisher.acked_seq if self.publisher else 0)
         self.devices.open(self.tag_view)
@@ -456,8 +456,17 @@ class Daemon:
         self._publish(message)
 
     def _publish(self, message: Message) -> None:
-        if self.publisher is not None:
+        """Hand a journaled message to the publisher. One the contract forbids (a retained
+        hole card: a bug) is refused there; the room is told and everything else goes on."""
+        if self.publisher is None:
+            return
+        try:
             self.publisher.publish(message)
+        except PublishError as exc:
+            log.critical("message on %s not published: %s", message.topic, exc)
+            text = f"a message on {message.topic} was not published: {exc}"
+            details = {"topic": message.topic}
+            self._emit_own(self.notices.alert("publish_refused", text, details, "critical"))
 
     # ------------------------------------------------------------------ effects (after a commit)
 
@@ -480,7 +489,8 @@ class Daemon:
             save(path, roster(self.engine))
         except (OSError, TableError) as exc:
             details = {"path": str(path)}
-            self._publish(self.notices.alert("staff_registry_not_saved", f"{path}: {exc}", details))
+            # journaled before it is published, like every message
+            self._emit_own(self.notices.alert("staff_registry_not_saved", f"{path}: {exc}", details))
 
     def _rotate_journal_if_due(self) -> None:
         """Between hands, start a new journal segment (opening with a checkpoint) when due."""

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from controller.errors import JournalError
 from controller.messages import EVENTS, Message
-from controller.private import open_private
+from controller.private import fsync_dir, open_private
 
 log = logging.getLogger(__name__)
 
@@ -70,11 +70,7 @@ class AckedMark:
                     fh.flush()
                     os.fsync(fh.fileno())
                 tmp.replace(self.path)
-                directory = os.open(self.path.parent, os.O_RDONLY)
-                try:
-                    os.fsync(directory)
-                finally:
-                    os.close(directory)
+                fsync_dir(self.path.parent)
             except OSError as exc:
                 # Retried every `interval` while the number grows (e.g. a full disk):
                 # said once, and again only if the cause changes or it works again.
@@ -98,7 +94,9 @@ class AckedMark:
         """Forget the mark (a new journal starts at seq 1: an old mark would be stale)."""
         with self._lock:
             try:
-                self.path.unlink(missing_ok=True)
+                if self.path.exists():
+                    self.path.unlink()
+                    fsync_dir(self.path.parent)  # or a power cut brings the stale mark back
             except OSError as exc:
                 log.error("%s: cannot remove a stale delivery mark: %s", self.path, exc)
             self.written = 0
@@ -176,3 +174,5 @@ class Redelivery:
     def result(self) -> list[Message]:
         """What to publish again, in order: the kept messages, then the last retained ones."""
         return [*self.messages, *self.retained.values()]
+
+

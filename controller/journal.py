@@ -26,7 +26,7 @@ from typing import Any, BinaryIO
 from controller.config import JournalConfig
 from controller.errors import JournalError, RetentionError, TraceError
 from controller.messages import Message
-from controller.private import make_private_dir, open_private, tighten
+from controller.private import fsync_dir, make_private_dir, open_private, tighten
 from controller.trace import Event, event_to_json, iter_trace
 
 log = logging.getLogger("tablectl.journal")
@@ -276,9 +276,9 @@ def compress_segment(path: Path) -> Path | None:
             raw.flush()
             os.fsync(raw.fileno())
         os.rename(tmp, target)
-        _fsync_dir(path.parent)
+        fsync_dir(path.parent)
         path.unlink()
-        _fsync_dir(path.parent)
+        fsync_dir(path.parent)
     except FileNotFoundError:
         tmp.unlink(missing_ok=True)
         return None
@@ -307,14 +307,6 @@ def read_journal_dir(directory: Path) -> list[Segment]:
     if not segments:
         raise TraceError(f"{directory}: no journal segment (journal-<epoch>-<n>.jsonl) in it")
     return segments
-
-
-def _fsync_dir(directory: Path) -> None:
-    fd = os.open(directory, os.O_RDONLY | os.O_DIRECTORY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
 
 
 class Journal:
@@ -366,6 +358,7 @@ class Journal:
                     fh.write((header_line(now, table) + "\n").encode())
                     fh.flush()
                     os.fsync(fh.fileno())
+                fsync_dir(path.parent)  # the file's name, not only its data
             self._fh: BinaryIO = open_private(path, append=True)
             self.size = path.stat().st_size
         except OSError as exc:
@@ -392,6 +385,25 @@ class Journal:
                 self._sync_error = exc
                 return
 
+    @staticmethod
+    def _has_header(path: Path) -> bool:
+        """The file exists with at least one whole line. A file with no newline at all was
+        cut by a power cut while its header was being written (before anything else could
+        be): it is started afresh, as if it were not there."""
+        if not path.exists():
+            return False
+        with path.open("rb") as fh:
+            head = fh.read(4096)
+        if b"\n" in head or len(head) == 4096:
+            return True
+        if head:
+            log.warning(
+                "journal %s: a header torn by a power cut (%d bytes): started afresh",
+                path,
+                len(head),
+            )
+        return False
+
     def _read_existing(self, table: str) -> float:
         data = self.path.read_bytes()
         if not data.endswith(b"\n"):
@@ -403,6 +415,17 @@ class Journal:
             )
             os.truncate(self.path, keep)
             data = data[:keep]
+        damaged = data.find(b"\0")  # JSON text never holds a NUL byte: never ours
+        if damaged >= 0:
+            start = data.rfind(b"\n", 0, damaged) + 1
+            line = data.count(b"\n", 0, start) + 1
+            raise JournalError(
+                f"journal {self.path}: line {line} (byte {start}) "
+                "holds zero bytes, as a file system that reorders writes leaves the end of "
+                "a file after a power cut; what follows was never synced (with fsync = "
+                f'"always" never published either): cut it off with `truncate -s {start} '
+                f"{self.path}` and start again"
+            )
         try:
             lines = journal_lines(data.decode("utf-8"))
         except UnicodeDecodeError as exc:
@@ -637,7 +660,7 @@ class SegmentedJournal:
                 fh.flush()
                 os.fsync(fh.fileno())
             os.rename(tmp, path)
-            _fsync_dir(self.directory)
+            fsync_dir(self.directory)
         except OSError as exc:
             tmp.unlink(missing_ok=True)
             raise JournalError(f"journal segment {path}: {exc.strerror or exc}") from exc
@@ -709,7 +732,7 @@ class SegmentedJournal:
             self.active = self._open(path)
         except JournalError:
             path.unlink(missing_ok=True)  # the old segment stays the active one, whole
-            _fsync_dir(self.directory)
+            fsync_dir(self.directory)
             raise
         old.close()
         log.info("journal rotated to %s", path.name)
@@ -757,7 +780,7 @@ class SegmentedJournal:
             log.info("journal retention: deleted %s", infos[i].path.name)
         if removed:
             try:
-                _fsync_dir(self.directory)
+                fsync_dir(self.directory)
             except OSError as exc:
                 raise JournalError(f"journal directory {self.directory}: {exc}") from exc
         return removed

@@ -43,8 +43,19 @@ def open_private(path: Path, *, append: bool = False) -> BinaryIO:
         raise
 
 
+def fsync_dir(directory: Path) -> None:
+    """Sync `directory` itself: the names created, renamed or removed in it survive a power
+    cut only once their directory is synced (a file's own fsync covers its data)."""
+    fd = os.open(directory, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
 def make_private_dir(path: Path) -> None:
-    """Create the directory `path` 0700 (missing parents 0700 too) whatever the umask.
+    """Create the directory `path` 0700 (missing parents 0700 too) whatever the umask, each
+    new name synced in its parent.
 
     An existing directory is left as it is (it may be shared, e.g. /var/lib/tablectl), with
     a warning if others may enter it.
@@ -62,6 +73,7 @@ def make_private_dir(path: Path) -> None:
         except FileExistsError:
             continue
         os.chmod(directory, DIR_MODE)
+        fsync_dir(directory.parent)  # durably: a power cut must not take the new name away
     if not missing:
         mode = stat.S_IMODE(path.stat().st_mode)
         if mode & OTHERS:

@@ -410,9 +410,15 @@ class Publisher:
         self._notify_connection(True)
 
     def _enqueue_first(self, topic: str, payload: bytes) -> None:
-        """Queue a retained status ahead of everything not yet handed over."""
+        """Queue a retained status ahead of everything not yet handed over. Room is made for
+        it first: a full outbox drops its oldest message, never the status just queued
+        (which, dropped, left the connection callback failing and nothing ever sent)."""
+        while len(self._pending) + len(self._inflight) >= self._outbox_limit and self._pending:
+            self._drop_oldest()
         self._enqueue(topic, payload, 1, True)
-        self._pending.move_to_end(self._retained_pending[topic], last=False)
+        number = self._retained_pending.get(topic)
+        if number is not None:
+            self._pending.move_to_end(number, last=False)
 
     def _handle_disconnect(
         self,

@@ -8,7 +8,8 @@ APT_PACKAGES=(mosquitto mosquitto-clients openssl pcscd vsmartcard-vpcd libpcscl
               swig python3-venv python3-dev gcc
               systemd  # systemd-analyze: tests/unit/test_systemd.py checks the unit offline
               chromium  # the TV pages' browser tests (playwright drives it, nothing downloaded)
-              postgresql)  # the room server's tests start their own PostgreSQL (initdb, pg_ctl)
+              postgresql  # the room server's tests start their own PostgreSQL (initdb, pg_ctl)
+              strace)   # tests/system/test_power_loss.py traces the daemon's system calls
 # Node and npm run MicroPython's WebAssembly port (the firmware tests); a machine whose node
 # comes from elsewhere (with its own npm) keeps it.
 if ! command -v node >/dev/null || ! command -v npm >/dev/null; then

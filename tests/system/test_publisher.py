@@ -251,6 +251,26 @@ def test_outbox_limit_drops_oldest_non_events_first_and_coalesces_state(
         pub.stop()
 
 
+def test_a_full_outbox_of_events_drops_the_oldest_and_keeps_the_mark_there(
+    tmp_path: Path, publishers: list[Publisher]
+) -> None:
+    """Nothing but events and no broker: the oldest give way (and the acknowledged mark
+    stays before them, so a restart sends them again from the journal)."""
+    broker = Mosquitto(tmp_path / "late-broker", port=free_port())
+    pub = make(publishers, broker.broker_config(), outbox_limit=5)
+    pub.start()
+    for seq in range(1, 9):
+        pub.publish(event(seq))
+    assert pub.stats()["dropped"] == 3
+    with broker, Subscriber(broker, f"{PREFIX}/events") as sub:
+        assert pub.wait_idle(20)
+        assert sub.wait_for(lambda r: len(seqs(r)) >= 4)
+        time.sleep(0.2)
+        assert seqs(sub.messages()) == [5, 6, 7, 8]  # the status took one place
+        assert pub.acked_seq == 0  # 1..4 never acknowledged: the mark stays
+        pub.stop()
+
+
 def test_graceful_stop_leaves_retained_offline(
     mosquitto: Mosquitto, publishers: list[Publisher]
 ) -> None:

@@ -167,3 +167,58 @@ def test_the_watermark_follows_the_pubacks_and_stops_during_an_outage(
         assert pub.acked_seq == 35
     finally:
         pub.stop()
+
+
+# ----------------------------------------------------------------- edges (docs/testing.md)
+
+
+def test_a_replay_starting_at_the_acknowledged_event_sends_only_what_follows_it() -> None:
+    """A segment whose first regenerated event is the very one acknowledged."""
+    redo = Redelivery(3)
+    redo.add([hole(1), event(3), alert(1)])
+    redo.add([event(4), state(4)])
+    assert redo.result() == [alert(1), event(4), state(4)]
+    assert (redo.first_seq, redo.last_seq, redo.gap, redo.behind) == (3, 4, False, False)
+
+
+def test_without_a_mark_messages_before_the_first_event_are_sent_again_too() -> None:
+    redo = Redelivery(0)
+    redo.add([alert(1), hole(1)])  # a refused command, a card: no event yet
+    redo.add([event(1)])
+    assert redo.result() == [alert(1), hole(1), event(1)]
+
+
+def test_only_events_carry_the_sequence_a_replay_counts() -> None:
+    """A `seq` in another topic's payload (the state has one) is not an event's."""
+    redo = Redelivery(2)
+    redo.add([Message(ALERTS, {"type": "x", "seq": 2}), event(1), event(2), event(3)])
+    assert redo.result() == [event(3)]
+    assert redo.first_seq == 1
+
+
+def test_the_mark_is_written_every_tenth_of_a_second_by_default(tmp_path: Path) -> None:
+    path = tmp_path / "acked"
+    value = [0]
+    mark = AckedMark(path)
+    mark.start(lambda: value[0])
+    try:
+        value[0] = 7
+        began = time.monotonic()
+        while AckedMark(path).load() < 7 and time.monotonic() - began < 5:
+            time.sleep(0.005)
+        assert AckedMark(path).load() == 7
+        assert time.monotonic() - began < 0.5  # documented: at most every 100 ms
+        assert path.read_text(encoding="ascii") == "7\n"
+        assert not path.with_name("acked.tmp").exists()  # written aside, renamed over
+    finally:
+        mark.stop()
+
+
+def test_stop_without_start_writes_nothing_and_a_second_stop_is_harmless(tmp_path: Path) -> None:
+    mark = AckedMark(tmp_path / "acked")
+    mark.stop()
+    assert not (tmp_path / "acked").exists()
+    mark.start(lambda: 3)
+    mark.stop()
+    mark.stop()
+    assert AckedMark(tmp_path / "acked").load() == 3

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import gzip
+import os
+import time
 from pathlib import Path
 
 import pytest
@@ -100,3 +102,80 @@ def test_a_damaged_compressed_segment_is_a_clear_error(tmp_path: Path) -> None:
     segment.write_bytes(b"\x1f\x8b\x08\x00" + b"\x00" * 6 + b"not deflate at all")
     with pytest.raises(TraceError, match=str(segment.name)):
         read_trace_file(segment)
+
+
+def test_a_header_torn_by_a_power_cut_starts_the_journal_afresh(tmp_path: Path) -> None:
+    """The power went while the header of a new journal was being written: nothing else
+    can have been written (the header is synced first), so the file starts again."""
+    path = tmp_path / "t01.journal"
+    path.write_bytes(b"# tablectl-journal v1 epo")
+    journal = Journal(path, "t01", now=1234.5)
+    journal.append(ButtonPress(1.0, "shuffler"))
+    journal.close()
+    again = Journal(path, "t01", now=9999.0)
+    assert again.epoch == 1234.5 and list(again) == [ButtonPress(1.0, "shuffler")]
+    again.close()
+
+
+def test_zeros_left_by_a_power_cut_are_refused_with_the_remedy(tmp_path: Path) -> None:
+    """A file system that reorders writes may leave zeros where the unsynced end of the
+    journal was: the daemon says where, why, and how to cut it off; cut, it starts."""
+    path = tmp_path / "t01.journal"
+    journal = Journal(path, "t01", now=1.0)
+    journal.append(ButtonPress(1.0, "shuffler"))
+    journal.close()
+    good = path.stat().st_size
+    with path.open("ab") as fh:
+        fh.write(b"\0" * 40 + b'{"t": 3.0, "event": "tick"}\n')
+    with pytest.raises(JournalError, match=rf"line 3 \(byte {good}\) holds zero bytes") as info:
+        Journal(path, "t01", now=5.0)
+    assert f"truncate -s {good} {path}" in str(info.value)
+    os.truncate(path, good)
+    assert list(Journal(path, "t01", now=5.0)) == [ButtonPress(1.0, "shuffler")]
+
+
+class SyncSpy:
+    """Records the inode of every fdatasync the process makes (the real call still runs):
+    what a commit does under each policy, seen at the operating system's door."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        self.synced: list[tuple[float, int]] = []
+        real = os.fdatasync
+
+        def fdatasync(fd: int) -> None:
+            real(fd)
+            self.synced.append((time.monotonic(), os.fstat(fd).st_ino))
+
+        monkeypatch.setattr(os, "fdatasync", fdatasync)
+
+    def count(self, path: Path) -> int:
+        inode = path.stat().st_ino
+        return sum(1 for _t, i in self.synced if i == inode)
+
+
+def test_fsync_policies_sync_when_they_say(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    spy = SyncSpy(monkeypatch)
+    paths = {p: tmp_path / f"{p}.journal" for p in ("always", "interval", "never")}
+    journals = {
+        p: Journal(path, "t01", now=1.0, fsync=p, fsync_interval=0.05) for p, path in paths.items()
+    }
+    for journal in journals.values():
+        journal.append(ButtonPress(1.0, "shuffler"))
+        journal.commit()
+    assert spy.count(paths["always"]) == 1  # synced before commit returned
+    began = time.monotonic()
+    while spy.count(paths["interval"]) == 0 and time.monotonic() - began < 2:
+        time.sleep(0.005)
+    assert spy.count(paths["interval"]) == 1 and time.monotonic() - began < 0.5
+    time.sleep(0.2)  # no new write: the background syncer syncs nothing more
+    assert spy.count(paths["interval"]) == 1 and spy.count(paths["never"]) == 0
+    journals["interval"].append(ButtonPress(2.0, "check"))  # written, not committed yet
+    time.sleep(0.2)
+    assert spy.count(paths["interval"]) == 1
+    journals["interval"].commit()
+    while spy.count(paths["interval"]) == 1 and time.monotonic() - began < 3:
+        time.sleep(0.005)
+    assert spy.count(paths["interval"]) == 2
+    for journal in journals.values():
+        journal.close()  # a close makes everything durable, whatever the policy
+    assert spy.count(paths["never"]) == 1 and spy.count(paths["always"]) == 2

@@ -385,3 +385,26 @@ def test_a_clean_stop_between_hands_starts_a_new_segment(
     finally:
         again.stop()
     assert len(read_journal_dir(tmp_path / "journal")) == 2  # nothing new: no rotation
+
+
+def test_the_alert_that_the_staff_file_was_not_saved_is_journaled_before_it_is_published(
+    tmp_path: Path,
+) -> None:
+    """After the commit, a failure (the staff file cannot be rewritten) is told to the room,
+    and that alert, like every other message, is journaled before it is published."""
+    staff_dir = tmp_path / "staff"
+    staff_dir.mkdir()
+    staff = staff_dir / "staff.toml"
+    staff.write_text((EXAMPLE.parent / "staff" / "sim-staff.toml").read_text())
+    config = _sim_config(tmp_path)
+    config = dataclasses.replace(config, badge=dataclasses.replace(config.badge, staff=staff))
+    daemon = _offline(config)
+    probe = JournalProbe(tmp_path / "t01.journal")
+    daemon.publisher = probe  # type: ignore[assignment]
+    staff_dir.rename(tmp_path / "moved")
+    staff_dir.write_text("a file where the staff directory was: the file cannot be written")
+    request = {"uid": "04DEADBEEF0001", "person": "Eva Neri", "role": "dealer", "id": "s1"}
+    daemon.handle([Command(0.0, "staff", request)])
+    alerts = [m.payload for m, _ in probe.published if m.topic == "alerts"]
+    assert [a["type"] for a in alerts] == ["staff_registry_not_saved"]
+    assert all(journaled for _, journaled in probe.published)

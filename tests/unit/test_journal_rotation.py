@@ -19,7 +19,7 @@ from controller.cli import main as cli_main
 from controller.config import Config, load_config
 from controller.daemon import Daemon
 from controller.engine.checkpoint import VERSION, checkpoint, restore
-from controller.errors import CheckpointError, ConfigError, JournalError
+from controller.errors import CheckpointError, ConfigError, JournalError, TraceError
 from controller.journal import (
     SEGMENT_RE,
     SegmentedJournal,
@@ -491,3 +491,30 @@ def test_a_journal_of_the_previous_checkpoint_version_still_replays_and_verifies
     second.write_bytes(gzip.compress("\n".join(lines).encode()))
     with pytest.raises(JournalError, match="checkpoint differs"):
         replay_path(config, tmp_path / "journal", io.StringIO())
+
+
+def test_rotation_is_due_from_exactly_the_maximum_size(tmp_path: Path) -> None:
+    journal = SegmentedJournal(tmp_path / "j", "t01", now=1000.0, max_segment_bytes=10**6)
+    journal.max_segment_bytes = journal.active.size + 1
+    assert not journal.rotation_due()
+    journal.max_segment_bytes = journal.active.size
+    assert journal.rotation_due()
+    journal.close()
+
+
+def test_a_segment_directory_read_whole_but_a_torn_last_line(tmp_path: Path) -> None:
+    """Replay of a directory (and retention) reads the active segment as recovery does: a
+    last line torn by a power cut is left out, every whole line before it kept; a segment
+    without a header is refused, naming it."""
+    directory = tmp_path / "j"
+    journal = SegmentedJournal(directory, "t01", now=1000.0)
+    journal.append(ButtonPress(1.0, "shuffler"))
+    journal.append(ButtonPress(2.0, "check"))
+    journal.close()
+    with journal.path.open("a") as fh:
+        fh.write('{"t": 3.0, "event": "butt')
+    (segment,) = read_journal_dir(directory)
+    assert segment.events == [ButtonPress(1.0, "shuffler"), ButtonPress(2.0, "check")]
+    journal.path.write_text('{"t": 1.0, "event": "tick"}\n')
+    with pytest.raises(TraceError, match=f"{journal.path.name}: first line is not a journal"):
+        read_journal_dir(directory)
