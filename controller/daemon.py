@@ -488,9 +488,9 @@ class Daemon:
         try:
             save(path, roster(self.engine))
         except (OSError, TableError) as exc:
-            details = {"path": str(path)}
+            text, details = f"{path}: {exc}", {"path": str(path)}
             # journaled before it is published, like every message
-            self._emit_own(self.notices.alert("staff_registry_not_saved", f"{path}: {exc}", details))
+            self._emit_own(self.notices.alert("staff_registry_not_saved", text, details))
 
     def _rotate_journal_if_due(self) -> None:
         """Between hands, start a new journal segment (opening with a checkpoint) when due."""

@@ -349,7 +349,7 @@ class Journal:
         try:
             # It records every hole card: files 0600, a directory it creates 0700.
             make_private_dir(path.parent)
-            if path.exists() and path.stat().st_size > 0:
+            if self._has_header(path):
                 self.epoch = self._read_existing(table)
             else:
                 self.epoch = now
