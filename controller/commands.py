@@ -189,16 +189,9 @@ def _request_id(obj: dict[str, Any]) -> str | None:
     return value
 
 
-def parse_room_command(
-    name: str, payload: bytes, *, t: float, next_id: Callable[[], str]
-) -> Command:
-    """The `Command` for a payload received on `cmd/<name>`; raise CommandError if malformed.
-
-    The payload is the trace `command` line without `t` and `event`; `name` may be left
-    out (the topic gives it). A payload without `id` is given `next_id()`, so the engine
-    answers every room command on `replies`. `draw` is the table's own random draw and is
-    refused from the room, like any unknown command.
-    """
+def _decode_object(payload: bytes) -> tuple[dict[str, Any], str | None]:
+    """A command payload's JSON object and its request id; raise CommandError if the payload
+    is not an object, its `id` is malformed or its text is not publishable."""
     obj = _decode(payload)
     if not isinstance(obj, dict):
         raise CommandError(f"a command must be a JSON object, got {_json_kind(obj)}")
@@ -210,6 +203,20 @@ def parse_room_command(
             f"a card name, got {_json_kind(value)} ({_shown(value)})"
         )
     _check_unicode(obj, request_id)
+    return obj, request_id
+
+
+def parse_room_command(
+    name: str, payload: bytes, *, t: float, next_id: Callable[[], str]
+) -> Command:
+    """The `Command` for a payload received on `cmd/<name>`; raise CommandError if malformed.
+
+    The payload is the trace `command` line without `t` and `event`; `name` may be left
+    out (the topic gives it). A payload without `id` is given `next_id()`, so the engine
+    answers every room command on `replies`. `draw` is the table's own random draw and is
+    refused from the room, like any unknown command.
+    """
+    obj, request_id = _decode_object(payload)
     if name in INTERNAL_COMMANDS:
         raise CommandError(
             f"command {name!r} is internal to the table (its own random draw) "
@@ -267,17 +274,7 @@ def parse_resend(payload: bytes) -> ResendRequest:
     `resend` is answered by the daemon's shell from the journal (controller/resend.py), not
     applied by the engine: it is not an input and is not journaled, only its reply is.
     """
-    obj = _decode(payload)
-    if not isinstance(obj, dict):
-        raise CommandError(f"a command must be a JSON object, got {_json_kind(obj)}")
-    request_id = _request_id(obj)
-    if "id" in obj and request_id is None:
-        value = obj["id"]
-        raise CommandError(
-            f"field 'id' must be a printable string of 1..{MAX_ID} characters that is not "
-            f"a card name, got {_json_kind(value)} ({_shown(value)})"
-        )
-    _check_unicode(obj, request_id)
+    obj, request_id = _decode_object(payload)
     try:
         return check_resend(obj, request_id)
     except ValueError as exc:

@@ -1,4 +1,4 @@
-"""A hole card is never retained, on any path a message takes to the broker (CONTRACT 3).
+"""A hole card is never retained, on any path a message takes to the broker.
 
 A retained hole card would be served by the broker to anyone who subscribes later, for as
 long as it is kept. The paths: what the engine makes (every scenario and demo hand, replayed

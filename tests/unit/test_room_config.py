@@ -19,7 +19,8 @@ def _example(tmp_path: Path, text: str | None = None) -> Path:
     """The shipped example next to the files it names (a CA and credentials)."""
     (tmp_path / "mosquitto" / "certs").mkdir(parents=True)
     (tmp_path / "mosquitto" / "certs" / "ca.crt").write_text("-----")
-    shutil.copy(ROOT / "examples" / "room-mqtt.toml.example", tmp_path)
+    credentials = Path(shutil.copy(ROOT / "examples" / "room-mqtt.toml.example", tmp_path))
+    credentials.chmod(0o600)  # a credentials file readable by others is refused
     path = tmp_path / "room.toml"
     path.write_text(text if text is not None else EXAMPLE.read_text())
     return path
