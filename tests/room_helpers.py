@@ -39,6 +39,7 @@ def write_room_config(
     if identity is not None and not broker.anonymous:
         creds = path.with_name(path.stem + "-mqtt.toml")
         creds.write_text(f'username = "{identity}"\npassword = "{USERS[identity]}"\n')
+        creds.chmod(0o600)  # a credentials file readable by others is refused
         lines.append(f'credentials_file = "{creds}"')
     token = path.with_name(path.stem + "-token")
     token.write_text(TOKEN + "\n")

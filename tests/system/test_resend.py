@@ -24,7 +24,7 @@ from tests.table_rig import poll
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "examples" / "sim-table.toml"
-PREFIX = "poker/test/t01"
+PREFIX = "poker/sim/t01"  # the room the shipped ACL pins
 
 
 def _config(tmp_path: Path, *, segments: bool) -> Config:

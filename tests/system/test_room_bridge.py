@@ -39,6 +39,13 @@ def bridge_section(central: Mosquitto) -> str:
     return "\n".join(lines)
 
 
+def room_acl(tmp_path: Path, room: str) -> Path:
+    """The shipped ACL put to work for `room`, as docs/security.md tells a room to do."""
+    acl = tmp_path / f"acl-{room}"
+    acl.write_text(EXAMPLE_ACL.read_text().replace("poker/sim/", f"poker/{room}/"))
+    return acl
+
+
 def _event(seq: int, table: str = "t01") -> bytes:
     payload = {"type": "tick", "seq": seq, "hand": None, "t": float(seq), "table": table}
     return json.dumps(payload).encode()
@@ -51,7 +58,10 @@ def test_a_bridged_room_never_forwards_hole_cards(tmp_path: Path, tls_files: Tls
     with (
         Mosquitto(tmp_path / "central", users=CENTRAL_USERS, tls=tls_files) as central,
         Mosquitto(
-            tmp_path / "room", users=USERS, acl_file=EXAMPLE_ACL, extra=bridge_section(central)
+            tmp_path / "room",
+            users=USERS,
+            acl_file=room_acl(tmp_path, "r1"),
+            extra=bridge_section(central),
         ) as room_broker,
     ):
         seen = Subscriber(central, "#", username="central", password="central-secret")

@@ -27,7 +27,7 @@ pytestmark = pytest.mark.timeout(180)
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "examples" / "sim-table.toml"
-PREFIX = "poker/test/t01"
+PREFIX = "poker/sim/t01"  # the room the shipped ACL pins
 
 
 @dataclasses.dataclass
@@ -58,7 +58,7 @@ def room(tmp_path: Path, mosquitto_tls: Mosquitto, database_url: str) -> Iterato
     )
     broker = mosquitto_tls.broker_config("table-t01", prefix=PREFIX, client_id="tablectl-t01")
     daemon = Daemon(config, broker=broker)
-    path = write_room_config(tmp_path / "room.toml", mosquitto_tls, database_url)
+    path = write_room_config(tmp_path / "room.toml", mosquitto_tls, database_url, room="sim")
     server = RoomServer(load_room_config(path))
     server.start()
     assert server.ingest.connected.wait(20), "the room server did not connect over TLS"
