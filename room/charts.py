@@ -20,7 +20,9 @@ def line_chart(
     left, right, top, bottom = 44, 150, 28, 34
     plot_w, plot_h = width - left - right, height - top - bottom
     n = max(1, len(labels))
-    peak = max([1, *(v for values in series.values() for v in values)])
+    largest = max([1, *(v for values in series.values() for v in values)])
+    tick = -(-largest // 4)  # whole hands per grid line
+    peak = 4 * tick
     step = plot_w / max(1, n - 1) if n > 1 else 0.0
 
     def x(i: int) -> float:
@@ -36,7 +38,7 @@ def line_chart(
         f'<text x="{left}" y="16" class="chart-title">{html.escape(title)}</text>',
     ]
     for k in range(5):  # horizontal grid, labelled
-        value = peak * k / 4
+        value = tick * k
         parts.append(
             f'<line x1="{left}" x2="{left + plot_w}" y1="{y(value):.1f}" y2="{y(value):.1f}" '
             'class="grid"/>'

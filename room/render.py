@@ -81,7 +81,7 @@ def link_text(t: dict[str, Any]) -> str:
 
 
 def level_text(level: dict[str, Any]) -> str:
-    if not level:
+    if not level or not (level.get("small_blind") or level.get("big_blind")):
         return NONE
     text = f"{money(level.get('small_blind'))}/{money(level.get('big_blind'))}"
     return text + (f" ante {money(level['ante'])}" if level.get("ante") else "")

@@ -198,7 +198,15 @@ def test_table_page_never_holds_a_hole_card_and_a_hand_replays(
     assert not [c for c in everything if card_in(c, page.content())]
     assert not [c for c in everything if card_in(c, room.http.get("/tables/t01").text)]
 
-    tables.play("t01", events[first_action:])
+    boards = [i for i, e in enumerate(events) if getattr(e, "antenna", "") == "board"]
+    tables.play("t01", events[first_action : boards[3]])  # all in, tabled, the flop out
+    page.wait_for_selector('#board .card[data-card="Jc"]', timeout=5000)
+    shown = page.eval_on_selector_all("tr.seat .card", "cs => cs.map(c => c.dataset.card)")
+    assert sorted(shown) == sorted(tabled)  # rule 16: face up, so on the page
+    assert not [c for c in secret if card_in(c, page.content())]
+    shot(page, "room-table.png", tmp_path)
+
+    tables.play("t01", events[boards[3] :])
     assert room.wait(lambda: room.completed("t01") == 1, 60)
     page.wait_for_selector('tr[data-hand="1"]', timeout=5000)
     result = page.inner_text('tr[data-hand="1"]')
@@ -229,7 +237,6 @@ def test_table_page_never_holds_a_hole_card_and_a_hand_replays(
     assert "main pot 40,000 to seat 1" in replay.inner_text(".step:not([hidden])")
     assert not [c for c in secret if card_in(c, replay.content())]
     replay.close()
-    shot(page, "room-table.png", tmp_path)
 
     dealers = open_page(browser, room.url + "/dealers")
     assert dealers.locator("svg.chart .series").count() == 1
