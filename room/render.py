@@ -191,7 +191,8 @@ def hands_table(table: str, hands: list[dict[str, Any]], results: dict[int, str]
             f'<tr data-hand="{int(h["hand"])}"><td><a href="/tables/{quote(table)}/hands/'
             f'{int(h["hand"])}">{int(h["hand"])}</a></td><td>{done}</td>'
             f"<td>{e(h.get('dealer_name'))}</td><td>{int(h.get('players') or 0)}</td>"
-            f"<td>{money(h.get('pot'))}</td><td>{errors}</td>"
+            f"<td>{money(h.get('pot')) if h.get('completed_t') is not None else NONE}</td>"
+            f"<td>{errors}</td>"
             f"<td>{e(results.get(int(h['hand'])))}</td></tr>"
         )
     return (

@@ -22,6 +22,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Browser, Page, sync_playwright
 
+from controller.trace import ButtonPress
 from tests.broker import Mosquitto
 from tests.monitor_rig import Room, SimTables, card_in, open_page
 from tests.room_helpers import TOKEN
@@ -96,6 +97,8 @@ def test_a_tile_per_table_a_misdeal_banner_within_2_s_and_a_held_table(
     banner = page.inner_text(f'{tile("t01")} .banner[data-kind="misdeal"]')
     assert banner.startswith("MISDEAL (rule 35C)") and "re-deal" in banner
 
+    tables.play("t02", [ButtonPress(0.0, "floor")])  # the dealer calls the floor
+    page.wait_for_selector(f'{tile("t02")} .banner[data-kind="floor"]', timeout=2000)
     reply = room.command("t02", "pause", {"reason": "tournament break"})
     assert reply["ok"] is True
     page.wait_for_selector(f'{tile("t02")} .banner[data-kind="held"]', timeout=2000)
@@ -124,12 +127,17 @@ def test_the_tile_of_a_killed_table_goes_offline_and_first(
             "t01",
             "t09",
         ]
+        rig.cards_board.unplug()  # the card reader board goes away: the table is held
+        reader = '.tile[data-table="t09"] .banner[data-kind="reader"]'
+        page.wait_for_selector(reader, timeout=30000)
+        assert "card reader board offline" in page.inner_text(reader)
         rig.kill()
         killed = time.monotonic()
         page.wait_for_selector('.tile[data-table="t09"][data-link="offline"]', timeout=20000)
         took = time.monotonic() - killed
-        print(f"offline tile {took:.1f} s after SIGKILL (the broker's will: 1.5 x keepalive 5 s)")
-        assert took <= 1.5 * 5 + 3
+        print(f"offline tile {took:.1f} s after SIGKILL")
+        assert took <= 1.5 * 5 + 3  # the broker sends the will at once (the socket closed),
+        # or at the latest after 1.5 x keepalive (5 s) if the connection just went silent
         order = page.eval_on_selector_all(".tile", "ts => ts.map(t => t.dataset.table)")
         assert order == ["t09", "t01"]  # offline first
         assert "offline for" in page.inner_text('.tile[data-table="t09"] .link')
@@ -162,6 +170,13 @@ def test_an_alert_acknowledged_in_the_feed(room: Room, tables: SimTables, browse
     stored = store.table_alerts("t01", "procedure_required")[0]
     assert stored["acknowledged_by"] == "Giulia Ferrari"
     assert before - 1 <= stored["acknowledged_at"] <= time.time() + 1
+    # the API: the token, who, an alert that exists
+    path = f"/api/table-alerts/{first['id']}/ack"
+    assert room.http.post(path, json={"by": "Giulia"}).status_code == 401
+    assert room.http.post(path, json={"by": ""}, headers=room.auth).status_code == 422
+    assert room.http.post(path, json={"by": "a\nb"}, headers=room.auth).status_code == 422
+    missing = room.http.post("/api/table-alerts/999999/ack", json={"by": "G"}, headers=room.auth)
+    assert missing.status_code == 404
     # a second acknowledgement does not overwrite the first
     again = room.http.post(
         f"/api/table-alerts/{first['id']}/ack", json={"by": "Someone Else"}, headers=room.auth
