@@ -6,8 +6,6 @@ from __future__ import annotations
 
 import dataclasses
 import re
-import time
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -91,14 +89,6 @@ class Room:
         reply.raise_for_status()
         data: dict[str, Any] = reply.json()
         return data
-
-    def wait(self, condition: Callable[[], bool], timeout: float = 30.0) -> bool:
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            if condition():
-                return True
-            time.sleep(0.05)
-        return condition()
 
     def completed(self, table: str) -> int:
         return sum(h["completed_t"] is not None for h in self.server.store.hands(table))

@@ -27,7 +27,7 @@ from tests.broker import Mosquitto
 from tests.monitor_rig import Room, SimTables, card_in, open_page
 from tests.room_helpers import TOKEN
 from tests.tv_helpers import allin_plan, hand_events, misdeal_events
-from tests.tv_rig import CHROMIUM, CHROMIUM_ARGS
+from tests.tv_rig import CHROMIUM, CHROMIUM_ARGS, wait_until
 
 pytestmark = [
     pytest.mark.timeout(300),
@@ -152,7 +152,7 @@ def test_an_alert_acknowledged_in_the_feed(room: Room, tables: SimTables, browse
     tables.play("t02", misdeal_events())
     store = room.server.store
     for table in ("t01", "t02"):
-        assert room.wait(lambda t=table: len(store.table_alerts(t, "procedure_required")) >= 1)
+        assert wait_until(lambda t=table: len(store.table_alerts(t, "procedure_required")) >= 1)
     page = open_page(browser, room.url + "/alerts")
     rows = page.locator("tr.alert")
     assert rows.count() >= 1
@@ -222,7 +222,7 @@ def test_table_page_never_holds_a_hole_card_and_a_hand_replays(
     shot(page, "room-table.png", tmp_path)
 
     tables.play("t01", events[boards[3] :])
-    assert room.wait(lambda: room.completed("t01") == 1, 60)
+    assert wait_until(lambda: room.completed("t01") == 1, 60)
     page.wait_for_selector('tr[data-hand="1"]', timeout=5000)
     result = page.inner_text('tr[data-hand="1"]')
     assert "main pot 40,000 to seat 1" in result
