@@ -9,10 +9,15 @@
   let timer = null;
   let busy = false;
   let again = false;
+  // Reloads are spaced by twice what the last one cost (at least 250 ms): a big room
+  // under a stream of batches costs the server at most a third of its time per page.
+  let lastEnd = 0;
+  let lastCost = 0;
 
   async function reload() {
     if (busy) { again = true; return; }
     busy = true;
+    const began = performance.now();
     try {
       for (const el of parts()) {
         const response = await fetch(el.dataset.fragment, { cache: "no-store" });
@@ -26,13 +31,16 @@
       live.classList.add("off");
     } finally {
       busy = false;
+      lastEnd = performance.now();
+      lastCost = lastEnd - began;
       if (again) { again = false; schedule(0); }
     }
   }
 
   function schedule(delay) {
     if (timer !== null) return;
-    timer = setTimeout(() => { timer = null; reload(); }, delay);
+    const spacing = lastEnd + Math.max(250, 2 * lastCost) - performance.now();
+    timer = setTimeout(() => { timer = null; reload(); }, Math.max(delay, spacing));
   }
 
   function connect() {
