@@ -113,17 +113,23 @@ def banners(
     floor_alerts: list[dict[str, Any]],
     last_event: dict[str, Any] | None,
     now: float,
+    misdeal: dict[str, Any] | None = None,
 ) -> list[Banner]:
-    """Everything at a table that needs the floor, most urgent first."""
+    """Everything at a table that needs the floor, most urgent first (`misdeal`: the
+    table's latest `misdeal` event, which says why)."""
     out: list[Banner] = []
     if link in ("offline", "stale"):
         out.append(Banner("offline", "TABLE OFFLINE", "no connection to the table", "critical"))
     for proc in state.get("procedures") or []:
         name = str(proc.get("procedure"))
         title = PROCEDURE_TITLES.get(name, name.replace("_", " ").upper())
-        rule = f" (rule {proc['rule']})" if proc.get("rule") else ""
+        rule, text = proc.get("rule"), str(proc.get("instruction") or "")
+        if name == "misdeal" and misdeal is not None and misdeal.get("hand") == state.get("hand"):
+            rule = misdeal.get("rule") or rule  # the cause's rule (35A-2 ...), not the remedy's
+            text = f"{str(misdeal.get('reason', '')).replace('_', ' ')}. {text}"
+        title += f" (rule {rule})" if rule else ""
         severity = "critical" if name in ("misdeal", "four_card_flop") else "warning"
-        out.append(Banner(name, title + rule, str(proc.get("instruction") or ""), severity))
+        out.append(Banner(name, title, text, severity))
     held = [str(h) for h in state.get("held") or []]
     for device in (h for h in held if h in READERS):
         severity = "warning" if device == "badge_reader" else "critical"
@@ -162,7 +168,8 @@ def tile(
     alerts: list[dict[str, Any]],
     now: float,
 ) -> dict[str, Any]:
-    """One table's tile (a `tables` row with its state decoded as `state`). A tile shows
+    """One table's tile (a `tables` row with its state decoded as `state`, and its latest
+    `misdeal` event when a misdeal procedure is open). A tile shows
     no card and no player, so the state is not walked by `public` (a third of the time)."""
     state = row.get("state") or {}
     link, since = connection(status, now)
@@ -181,7 +188,12 @@ def tile(
         "dealer": staff_name(state.get("dealer")),
         "floor": staff_name(state.get("floor")),
         "banners": banners(
-            state, link, open_floor_calls(alerts, state.get("hand")), last_event, now
+            state,
+            link,
+            open_floor_calls(alerts, state.get("hand")),
+            last_event,
+            now,
+            row.get("misdeal"),
         ),
     }
 

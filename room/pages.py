@@ -46,9 +46,13 @@ def tiles(ctx: RoomContext, now: float) -> list[dict[str, Any]]:
     for row in store.tables():
         table = str(row["table_id"])
         state = json.loads(row["state"]) if row.get("state") else {}
+        misdeal = None
+        if any(p.get("procedure") == "misdeal" for p in state.get("procedures") or []):
+            latest = store.events_of_type(table, "misdeal")
+            misdeal = json.loads(latest[0]["payload"]) if latest else None
         out.append(
             tile(
-                {"table": table, "status": row["status"], "state": state},
+                {"table": table, "status": row["status"], "state": state, "misdeal": misdeal},
                 statuses.get(table),
                 last.get(table),
                 alerts.get(table, []),

@@ -95,7 +95,7 @@ def test_a_tile_per_table_a_misdeal_banner_within_2_s_and_a_held_table(
     assert latency < 2.0
     print(f"misdeal banner on the page {latency * 1000:.0f} ms after the card was read")
     banner = page.inner_text(f'{tile("t01")} .banner[data-kind="misdeal"]')
-    assert banner.startswith("MISDEAL (rule 35C)") and "re-deal" in banner
+    assert banner.startswith("MISDEAL (rule 35A-2) first card wrong seat.") and "re-deal" in banner
 
     tables.play("t02", [ButtonPress(0.0, "floor")])  # the dealer calls the floor
     page.wait_for_selector(f'{tile("t02")} .banner[data-kind="floor"]', timeout=2000)

@@ -72,6 +72,15 @@ def test_connection_from_the_status_its_will_and_a_quiet_heartbeat() -> None:
 def test_a_banner_for_each_thing_that_needs_the_floor() -> None:
     misdeal = {"procedure": "misdeal", "rule": "35C", "instruction": "collect", "stage": "pending"}
     assert kinds({"hand": 3, "procedures": [misdeal]}) == ["misdeal"]
+    why = {"type": "misdeal", "hand": 3, "reason": "boxed_cards", "rule": "35A-1"}
+    (b,) = banners({"hand": 3, "procedures": [misdeal]}, "online", [], None, NOW, why)
+    assert (b.title, b.text, b.severity) == (
+        "MISDEAL (rule 35A-1)",
+        "boxed cards. collect",
+        "critical",
+    )
+    (old,) = banners({"hand": 4, "procedures": [misdeal]}, "online", [], None, NOW, why)
+    assert old.title == "MISDEAL (rule 35C)"  # an earlier hand's misdeal says nothing
     four = {"procedure": "four_card_flop", "rule": "39", "needs_floor": True}
     premature = {"procedure": "premature_card", "rule": "RP-5B"}
     state = {"hand": 3, "procedures": [four, premature], "held": ["four_card_flop"]}
