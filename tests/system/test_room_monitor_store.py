@@ -1,18 +1,29 @@
-"""Acknowledging a table's alert on both backends (SQLite, a real PostgreSQL): who and when
-are stored once; a database of schema version 1 is migrated with its alerts kept."""
+"""The monitor's queries on both backends (SQLite, a real PostgreSQL): acknowledging a
+table's alert (who and when, stored once), a database of schema version 1 migrated with its
+alerts kept, each table's latest status and event, and the room view built from them."""
 
 from __future__ import annotations
 
 import time
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
 import room.store
-from room.config import DatabaseConfig
+from room.config import (
+    DatabaseConfig,
+    GapsConfig,
+    HttpConfig,
+    RoomBroker,
+    RoomConfig,
+    StatsConfig,
+)
+from room.deps import RoomContext
+from room.pages import tiles
 from room.schema import LATEST, MIGRATIONS
 from room.store import Batch, Store, open_store
-from tests.system.test_room_store import _message
+from tests.system.test_room_store import _event, _message
 
 FLOOR = {
     "table": "t01",
@@ -97,3 +108,35 @@ def test_a_version_1_database_gets_acknowledgements_and_keeps_its_alerts(
         assert done is not None and done["acknowledged_by"] == "Luca"
     finally:
         new.close()
+
+
+def test_latest_status_and_event_per_table_make_the_tiles(store: Store, tmp_path: Path) -> None:
+    now = time.time()
+    online = {"state": "online", "table": "t01", "heartbeat": 10, "t": now - 30}
+    offline = {"state": "offline", "table": "t01", "t": now - 30}
+    started = {"type": "hand_started", "seq": 1, "hand": 1, "t": 0.0, "table": "t01"}
+    action = {"type": "action", "seq": 2, "hand": 1, "t": 1.0, "table": "t01"}
+    store.write(
+        Batch(events=[_event("t01", started)], messages=[_message("t01", "status", online)])
+    )
+    store.write(
+        Batch(events=[_event("t01", action)], messages=[_message("t01", "status", offline)])
+    )
+    store.write(Batch(messages=[_message("t02", "status", {**online, "table": "t02", "t": now})]))
+    statuses = store.latest_statuses()
+    assert statuses["t01"]["payload"] == offline  # the last will came last
+    assert statuses["t02"]["payload"]["state"] == "online"
+    last = store.last_events()
+    assert last["t01"]["type"] == "action" and "t02" not in last
+    config = RoomConfig(
+        path=tmp_path / "room.toml",
+        name="r1",
+        broker=RoomBroker(),
+        database=store.config,
+        http=HttpConfig(),
+        gaps=GapsConfig(),
+        stats=StatsConfig(),
+    )
+    shown = tiles(RoomContext(config, store), 1005.0)  # the helper's messages came at 1000.0
+    assert [(t["table"], t["link"]) for t in shown] == [("t01", "offline"), ("t02", "online")]
+    assert [b.kind for b in shown[0]["banners"]] == ["offline"]
