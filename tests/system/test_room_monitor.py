@@ -103,6 +103,9 @@ def test_a_tile_per_table_a_misdeal_banner_within_2_s_and_a_held_table(
     assert reply["ok"] is True
     page.wait_for_selector(f'{tile("t02")} .banner[data-kind="held"]', timeout=2000)
     assert "pause" in page.inner_text(f'{tile("t02")} .banner[data-kind="held"]')
+    api = {t["table"]: t for t in room.http.get("/api/monitor/tiles").json()}
+    assert [b["kind"] for b in api["t01"]["banners"]] == ["misdeal"]
+    assert {b["kind"] for b in api["t02"]["banners"]} == {"held", "floor"}
     # everything the page loaded came from the room server: no CDN, no web font service
     page.wait_for_function("document.fonts.status === 'loaded'")
     fonts = page.evaluate("[...document.fonts].filter(f => f.status === 'loaded').length")
