@@ -34,8 +34,8 @@ class Acknowledgement(BaseModel):
     by: str = Field(min_length=1, max_length=64, pattern=r"^[^\x00-\x1f\x7f]+$")
 
 
-def tiles(ctx: RoomContext, now: float) -> list[dict[str, Any]]:
-    """Every table's tile, offline tables first."""
+def tiles(ctx: RoomContext, now: float, only: str | None = None) -> list[dict[str, Any]]:
+    """Every table's tile (or table `only`'s), offline tables first."""
     store = ctx.store
     statuses = store.latest_statuses()
     last = store.last_events()
@@ -45,6 +45,8 @@ def tiles(ctx: RoomContext, now: float) -> list[dict[str, Any]]:
     out = []
     for row in store.tables():
         table = str(row["table_id"])
+        if only is not None and table != only:
+            continue
         state = json.loads(row["state"]) if row.get("state") else {}
         misdeal = None
         if any(p.get("procedure") == "misdeal" for p in state.get("procedures") or []):
@@ -70,8 +72,8 @@ def _room(ctx: RoomContext) -> str:
     return render.room_fragment(tiles(ctx, time.time()))
 
 
-def _alerts(ctx: RoomContext, table: str | None, kind: str | None) -> str:
-    return render.alerts_fragment(ctx.store.table_alerts(table or None, kind or None))
+def _alerts(ctx: RoomContext, table: str | None, kind: str | None, limit: int) -> str:
+    return render.alerts_fragment(ctx.store.table_alerts(table or None, kind or None, limit))
 
 
 def _table(ctx: RoomContext, table: str) -> str:
@@ -79,7 +81,7 @@ def _table(ctx: RoomContext, table: str) -> str:
     if row is None:
         raise HTTPException(404, f"no table {table!r} seen in this room")
     state = json.loads(row["state"]) if row.get("state") else {}
-    view = next(t for t in tiles(ctx, time.time()) if t["table"] == table)
+    (view,) = tiles(ctx, time.time(), only=table)
     hands = ctx.store.hands(table, 10)
     awarded = ctx.store.events_of_type(table, "pot_awarded", None, 60)
     awards = [json.loads(a["payload"]) for a in awarded]
@@ -99,7 +101,8 @@ def _dealers(ctx: RoomContext) -> str:
     return render.dealers_fragment(shift, chart, summary, assignments)
 
 
-Table = Annotated[str | None, Query(max_length=64)]
+Name = Annotated[str | None, Query(max_length=64)]
+Limit = Annotated[int, Query(ge=1, le=1000)]
 
 
 @router.get("/", response_class=HTMLResponse)
@@ -109,14 +112,14 @@ def room_page(ctx: Ctx) -> str:
 
 
 @router.get("/alerts", response_class=HTMLResponse)
-def alerts_page(ctx: Ctx, table: Table = None, kind: Table = None) -> str:
-    """Every table's alerts, newest first, filtered by table and kind."""
+def alerts_page(ctx: Ctx, table: Name = None, kind: Name = None, limit: Limit = 200) -> str:
+    """Every table's alerts, newest first (the latest `limit`), by table and kind."""
     known = [str(r["table_id"]) for r in ctx.store.tables()]
     kinds = sorted({str(a["payload"].get("type")) for a in ctx.store.table_alerts(limit=1000)})
-    query = urlencode({k: v for k, v in (("table", table), ("kind", kind)) if v})
+    query = urlencode({k: v for k, v in (("table", table), ("kind", kind)) if v} | {"limit": limit})
     form = render.alerts_filter(known, kinds, table, kind)
     body = f'<h1>Alerts</h1>{form}<div id="feed" data-fragment="/fragments/alerts?{query}">'
-    body += _alerts(ctx, table, kind) + "</div>"
+    body += _alerts(ctx, table, kind, limit) + "</div>"
     return _page(ctx, "Alerts", body, "/alerts", None)
 
 
@@ -149,8 +152,8 @@ def room_fragment(ctx: Ctx) -> str:
 
 
 @router.get("/fragments/alerts", response_class=HTMLResponse, include_in_schema=False)
-def alerts_fragment(ctx: Ctx, table: Table = None, kind: Table = None) -> str:
-    return _alerts(ctx, table, kind)
+def alerts_fragment(ctx: Ctx, table: Name = None, kind: Name = None, limit: Limit = 200) -> str:
+    return _alerts(ctx, table, kind, limit)
 
 
 @router.get("/fragments/tables/{table}", response_class=HTMLResponse, include_in_schema=False)
@@ -172,9 +175,9 @@ def tiles_json(ctx: Ctx) -> list[dict[str, Any]]:
 @router.get("/api/table-alerts")
 def table_alerts(
     ctx: Ctx,
-    table: Table = None,
-    kind: Table = None,
-    limit: Annotated[int, Query(ge=1, le=1000)] = 200,
+    table: Name = None,
+    kind: Name = None,
+    limit: Limit = 200,
 ) -> list[dict[str, Any]]:
     """The tables' alerts, newest first, with who acknowledged each and when."""
     return ctx.store.table_alerts(table, kind, limit)
@@ -183,7 +186,10 @@ def table_alerts(
 @router.post("/api/table-alerts/{alert_id}/ack", dependencies=[Depends(require_token)])
 def acknowledge(ctx: Ctx, alert_id: int, body: Acknowledgement) -> dict[str, Any]:
     """Acknowledge a table's alert (the bearer token; `by`: who). The first one stands."""
-    done = ctx.store.acknowledge(alert_id, body.by.strip())
+    who = body.by.strip()
+    if not who:
+        raise HTTPException(422, "by: who acknowledges (a name, not only spaces)")
+    done = ctx.store.acknowledge(alert_id, who)
     if done is None:
         raise HTTPException(404, f"no table alert {alert_id}")
     return done

@@ -177,6 +177,7 @@ def test_an_alert_acknowledged_in_the_feed(room: Room, tables: SimTables, browse
     path = f"/api/table-alerts/{first['id']}/ack"
     assert room.http.post(path, json={"by": "Giulia"}).status_code == 401
     assert room.http.post(path, json={"by": ""}, headers=room.auth).status_code == 422
+    assert room.http.post(path, json={"by": "   "}, headers=room.auth).status_code == 422
     assert room.http.post(path, json={"by": "a\nb"}, headers=room.auth).status_code == 422
     missing = room.http.post("/api/table-alerts/999999/ack", json={"by": "G"}, headers=room.auth)
     assert missing.status_code == 404
