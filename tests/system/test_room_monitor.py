@@ -26,7 +26,7 @@ from controller.trace import ButtonPress
 from tests.broker import Mosquitto
 from tests.monitor_rig import Room, SimTables, card_in, open_page
 from tests.room_helpers import TOKEN
-from tests.tv_helpers import allin_plan, hand_events, misdeal_events
+from tests.tv_helpers import allin_plan, flop_plan, hand_events, misdeal_events
 from tests.tv_rig import CHROMIUM, CHROMIUM_ARGS, wait_until
 
 pytestmark = [
@@ -265,4 +265,25 @@ def test_table_page_never_holds_a_hole_card_and_a_hand_replays(
     assert "Maria Rossi" in dealers.inner_text('.assignments tr[data-table="t01"]')
     shot(dealers, "room-dealers.png", tmp_path)
     dealers.close()
+    page.close()
+
+
+def test_a_seat_whose_reader_missed_a_card_is_marked(
+    room: Room, tables: SimTables, browser: Browser
+) -> None:
+    from controller.trace import TagIn
+
+    tables.start("t01")
+    events = hand_events(flop_plan())
+    cards = [i for i, e in enumerate(events) if isinstance(e, TagIn) and e.antenna == "seat3"]
+    first_fold = next(i for i, e in enumerate(events) if getattr(e, "antenna", "") == "muck")
+    dealt = [e for i, e in enumerate(events[:first_fold]) if i != cards[1]]  # seat 3's 2nd card
+    tables.play("t01", dealt)
+    page = open_page(browser, room.url + "/tables/t01")
+    page.wait_for_selector('tr.seat[data-seat="4"][data-cards="2"]', timeout=5000)
+    reads = page.eval_on_selector_all("tr.seat", "rs => rs.map(r => r.dataset.cards)")
+    assert reads == ["2", "2", "1", "2"]
+    missing = page.eval_on_selector_all("tr.seat.missing", "rs => rs.map(r => r.dataset.seat)")
+    assert missing == ["3"]  # the floor sees at once which antenna missed a card
+    assert "1 read" in page.inner_text('tr.seat[data-seat="3"] .reads')
     page.close()
