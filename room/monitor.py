@@ -17,7 +17,8 @@ CARD = re.compile(r"^[23456789TJQKA][cdhs]$")
 #: Keys under which the contract allows a card: the board, shown hands, the cards of
 #: board_dealt / four_card_flop / premature_card / burn_drawn, and `showdown` fields.
 PUBLIC_CARD_KEYS = frozenset({"board", "shown", "cards", "showdown", "card", "flop", "burn"})
-#: A hand with no event for this long (seconds) while the table is online is stalled.
+#: A hand with no event for this long (seconds) while the table is online is stalled
+#: (the default of [monitor] stalled_after).
 STALL_AFTER = 180.0
 #: An `online` status older than this many heartbeats means the table went quiet.
 STALE_HEARTBEATS = 3
@@ -114,6 +115,7 @@ def banners(
     last_event: dict[str, Any] | None,
     now: float,
     misdeal: dict[str, Any] | None = None,
+    stall_after: float = STALL_AFTER,
 ) -> list[Banner]:
     """Everything at a table that needs the floor, most urgent first (`misdeal`: the
     table's latest `misdeal` event, which says why)."""
@@ -143,7 +145,7 @@ def banners(
         out.append(Banner("floor", "FLOOR CALLED", text, "warning"))
     if state.get("hand") is not None and link == "online" and last_event is not None:
         quiet = now - float(last_event["received_at"])
-        if quiet > STALL_AFTER:
+        if quiet > stall_after:
             text = f"hand {state['hand']}: no event for {ago(quiet)}"
             out.append(Banner("stalled", "STALLED HAND", text, "warning"))
     order = {"critical": 0, "warning": 1, "info": 2}
@@ -167,6 +169,7 @@ def tile(
     last_event: dict[str, Any] | None,
     alerts: list[dict[str, Any]],
     now: float,
+    stall_after: float = STALL_AFTER,
 ) -> dict[str, Any]:
     """One table's tile (a `tables` row with its state decoded as `state`, and its latest
     `misdeal` event when a misdeal procedure is open). A tile shows
@@ -194,6 +197,7 @@ def tile(
             last_event,
             now,
             row.get("misdeal"),
+            stall_after,
         ),
     }
 

@@ -59,6 +59,7 @@ def tiles(ctx: RoomContext, now: float, only: str | None = None) -> list[dict[st
                 last.get(table),
                 alerts.get(table, []),
                 now,
+                ctx.config.monitor.stalled_after,
             )
         )
     return sort_tiles(out)

@@ -5,11 +5,15 @@ from __future__ import annotations
 
 import datetime
 import re
+from pathlib import Path
 from typing import Any
 
+import pytest
+
+from controller.errors import ConfigError
 from room import render
 from room.charts import line_chart
-from room.config import Shift, StatsConfig
+from room.config import Shift, StatsConfig, load_room_config
 from room.dealers import UNKNOWN, shift_hours
 from room.monitor import (
     STALL_AFTER,
@@ -259,3 +263,22 @@ def test_the_markup_escapes_what_the_tables_send() -> None:
     assert "<script>" not in feed and 'data-alert="5"' in feed
     acked = render.alerts_fragment([{**row, "acknowledged_by": "Giulia", "acknowledged_at": NOW}])
     assert "Giulia at" in acked and "button" not in acked
+
+
+def test_monitor_section_sets_when_a_hand_is_stalled(tmp_path: Path) -> None:
+    path = tmp_path / "room.toml"
+    path.write_text('[room]\nname = "r1"\n\n[monitor]\nstalled_after = 90\n')
+    config = load_room_config(path)
+    assert config.monitor.stalled_after == 90.0
+    quiet = {"received_at": NOW - 100, "type": "action"}
+    state = {"hand": 4}
+    assert [b.kind for b in banners(state, "online", [], quiet, NOW, None, 90.0)] == ["stalled"]
+    assert banners(state, "online", [], quiet, NOW) == []  # 180 s by default
+    path.write_text('[room]\nname = "r1"\n\n[monitor]\nstalled_after = 5\n')
+    with pytest.raises(ConfigError, match=r"\[monitor\] stalled_after: must be in \[10, 86400\]"):
+        load_room_config(path)
+    path.write_text('[room]\nname = "r1"\n\n[monitor]\nstall = 90\n')
+    with pytest.raises(ConfigError, match="stall"):
+        load_room_config(path)
+    path.write_text('[room]\nname = "r1"\n')
+    assert load_room_config(path).monitor.stalled_after == 180.0
