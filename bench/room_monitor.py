@@ -24,7 +24,7 @@ from controller.cli import demo_script
 from controller.config import load_config
 from controller.replay import build_engine, drive
 from room import pages
-from room.config import DatabaseConfig, GapsConfig, HttpConfig, RoomBroker, RoomConfig, StatsConfig
+from room.config import load_room_config
 from room.deps import RoomContext
 from room.store import Batch, EventRow, MessageRow, Store, open_store
 
@@ -74,18 +74,11 @@ def fill(store: Store, tables: int, now: float) -> None:
 
 def measure(tables: int, runs: int) -> dict[str, Any]:
     with tempfile.TemporaryDirectory() as tmp:
-        database = DatabaseConfig(url=f"sqlite:///{Path(tmp) / 'room.db'}")
-        store = open_store(database, "bench")
+        path = Path(tmp) / "room.toml"
+        path.write_text(f'[room]\nname = "bench"\n\n[database]\npath = "{Path(tmp) / "room.db"}"\n')
+        config = load_room_config(path)
+        store = open_store(config.database, "bench")
         fill(store, tables, time.time())
-        config = RoomConfig(
-            path=Path(tmp) / "room.toml",
-            name="bench",
-            broker=RoomBroker(),
-            database=database,
-            http=HttpConfig(),
-            gaps=GapsConfig(),
-            stats=StatsConfig(),
-        )
         ctx = RoomContext(config, store)
         html = pages.room_fragment(ctx)  # warm-up
         took = []

@@ -11,14 +11,7 @@ from pathlib import Path
 import pytest
 
 import room.store
-from room.config import (
-    DatabaseConfig,
-    GapsConfig,
-    HttpConfig,
-    RoomBroker,
-    RoomConfig,
-    StatsConfig,
-)
+from room.config import DatabaseConfig, load_room_config
 from room.deps import RoomContext
 from room.pages import tiles
 from room.schema import LATEST, MIGRATIONS
@@ -128,15 +121,9 @@ def test_latest_status_and_event_per_table_make_the_tiles(store: Store, tmp_path
     assert statuses["t02"]["payload"]["state"] == "online"
     last = store.last_events()
     assert last["t01"]["type"] == "action" and "t02" not in last
-    config = RoomConfig(
-        path=tmp_path / "room.toml",
-        name="r1",
-        broker=RoomBroker(),
-        database=store.config,
-        http=HttpConfig(),
-        gaps=GapsConfig(),
-        stats=StatsConfig(),
-    )
+    path = tmp_path / "room.toml"
+    path.write_text(f'[room]\nname = "r1"\n\n[database]\nurl = "{store.config.url}"\n')
+    config = load_room_config(path)
     shown = tiles(RoomContext(config, store), 1005.0)  # the helper's messages came at 1000.0
     assert [(t["table"], t["link"]) for t in shown] == [("t01", "offline"), ("t02", "online")]
     assert [b.kind for b in shown[0]["banners"]] == ["offline"]
