@@ -227,6 +227,7 @@ def cmd_sim(args: argparse.Namespace) -> int:
             host = broker.host or "127.0.0.1"
             room = start_sim_room(config.table.room, host, broker.port, workdir)
             print(f"room server: {room.url} (API docs: {room.url}docs)", flush=True)
+            print(f"room monitor: {room.url} (open it in a browser)", flush=True)
         daemon.start()
         if identity is not None:
             watcher = _Watcher(broker, identity)

@@ -1,69 +1,32 @@
 """The room server's HTTP API (FastAPI; OpenAPI docs at /docs), read-only without a token.
 
 `create_app` builds the application from a `RoomContext`. The routes live on routers
-(`api_router` for JSON under /api, `page_router` for the pages), so pages, static files and
-more push channels can be added by including further routers (`extra_routers`) or
-mounting static directories on the returned app. `/api/live` is a Server-Sent Events
+(`api_router` for JSON under /api; the monitor's pages and assets come from
+`room.pages.install_monitor`), so pages, static files and more push channels can be added
+by including further routers (`extra_routers`) or mounting static directories on the
+returned app. `/api/live` is a Server-Sent Events
 stream of what each committed batch added.
 """
 
 from __future__ import annotations
 
 import asyncio
-import html
 import json
-import secrets
 from collections.abc import AsyncIterator, Iterable
-from dataclasses import dataclass
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, FastAPI, HTTPException, Query, Request
-from fastapi.responses import HTMLResponse, PlainTextResponse, StreamingResponse
-from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
+from fastapi.responses import PlainTextResponse, StreamingResponse
 
 from controller import __version__
-from room.config import RoomConfig
-from room.ingest import CommandError, Committed, Ingest
+from room.deps import Ctx, RoomContext, context, require_token
+from room.ingest import CommandError, Committed
+from room.pages import install_monitor
 from room.stats import GROUPINGS, dealer_stats, table_stats
-from room.store import Store
 from room.summary import hand_phh
 
 #: Room commands the API may send (the table refuses anything else all the same).
 COMMAND_RE = r"^[a-z][a-z0-9_-]{0,63}$"
-
-
-@dataclass(slots=True)
-class RoomContext:
-    """What the routes use: the configuration, the store, the ingest (None: read-only)."""
-
-    config: RoomConfig
-    store: Store
-    ingest: Ingest | None = None
-
-
-def _ctx(request: Request) -> RoomContext:
-    ctx: RoomContext = request.app.state.ctx
-    return ctx
-
-
-Ctx = Annotated[RoomContext, Depends(_ctx)]
-_bearer = HTTPBearer(auto_error=False)
-
-
-def require_token(
-    request: Request,
-    credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)],
-) -> None:
-    """Commands need the bearer token of [http] token_file."""
-    token = _ctx(request).config.http.token
-    if token is None:
-        raise HTTPException(403, "commands are disabled: set [http] token_file on the room server")
-    if credentials is None or not secrets.compare_digest(
-        credentials.credentials.encode(), token.encode()
-    ):
-        raise HTTPException(
-            401, "a valid bearer token is required", headers={"WWW-Authenticate": "Bearer"}
-        )
 
 
 def _hand_key(hand_id: str) -> tuple[str, int]:
@@ -81,7 +44,7 @@ def _hand_json(row: dict[str, Any]) -> dict[str, Any]:
 
 
 api_router = APIRouter(prefix="/api")
-page_router = APIRouter()
+__all__ = ["RoomContext", "api_router", "create_app"]
 
 
 @api_router.get("/health")
@@ -256,7 +219,7 @@ def send_command(ctx: Ctx, table: str, name: str, body: dict[str, Any]) -> dict[
 async def live(request: Request) -> StreamingResponse:
     """Server-Sent Events: one `batch` event per committed batch (its new events and
     messages, and `committed_at`)."""
-    ctx = _ctx(request)
+    ctx = context(request)
     if ctx.ingest is None:
         raise HTTPException(503, "this server does not ingest")
     loop = asyncio.get_running_loop()
@@ -292,31 +255,8 @@ async def live(request: Request) -> StreamingResponse:
     return StreamingResponse(stream(), media_type="text/event-stream")
 
 
-@page_router.get("/", response_class=HTMLResponse)
-def monitor(ctx: Ctx) -> HTMLResponse:
-    """The monitor: the room's tables at a glance (the floor's page)."""
-    rows = []
-    for t in tables(ctx):
-        state = t["state"] or {}
-        rows.append(
-            f"<tr><td>{html.escape(t['table'])}</td><td>{html.escape(str(t['status']))}</td>"
-            f"<td>{html.escape(str(state.get('hand')))}</td>"
-            f"<td>{html.escape(str(state.get('street')))}</td><td>{t['max_seq']}</td>"
-            f"<td>{t['open_gaps']}</td></tr>"
-        )
-    body = "\n".join(rows) or '<tr><td colspan="6">no table seen yet</td></tr>'
-    name = html.escape(ctx.config.name)
-    return HTMLResponse(
-        f'<!doctype html><html><head><meta charset="utf-8"><title>room {name}</title>'
-        '<meta http-equiv="refresh" content="5"></head><body>'
-        f'<h1>Room {name}</h1><table border="1"><tr><th>table</th><th>status</th>'
-        "<th>hand</th><th>street</th><th>last seq</th><th>open gaps</th></tr>"
-        f'{body}</table><p><a href="/docs">API</a></p></body></html>'
-    )
-
-
 def create_app(ctx: RoomContext, *, extra_routers: Iterable[APIRouter] = ()) -> FastAPI:
-    """The application: the JSON API, the monitor page, and any further routers."""
+    """The application: the JSON API, the monitor's pages and assets, further routers."""
     app = FastAPI(
         title=f"tablectl room server ({ctx.config.name})",
         version=__version__,
@@ -324,7 +264,7 @@ def create_app(ctx: RoomContext, *, extra_routers: Iterable[APIRouter] = ()) -> 
     )
     app.state.ctx = ctx
     app.include_router(api_router)
-    app.include_router(page_router)
+    install_monitor(app)
     for router in extra_routers:
         app.include_router(router)
     return app

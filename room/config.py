@@ -22,7 +22,7 @@ from controller.config import (
 )
 from controller.errors import ConfigError
 
-SECTIONS = ("room", "broker", "database", "http", "gaps", "stats")
+SECTIONS = ("room", "broker", "database", "http", "gaps", "stats", "monitor")
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,6 +97,13 @@ class StatsConfig:
 
 
 @dataclass(frozen=True, slots=True)
+class MonitorConfig:
+    """[monitor]: the floor's pages."""
+
+    stalled_after: float = 180.0  # seconds without an event in a hand: a STALLED HAND banner
+
+
+@dataclass(frozen=True, slots=True)
 class RoomConfig:
     """A whole room server file."""
 
@@ -107,6 +114,7 @@ class RoomConfig:
     http: HttpConfig
     gaps: GapsConfig
     stats: StatsConfig
+    monitor: MonitorConfig = MonitorConfig()
 
     @property
     def topic_filter(self) -> str:
@@ -220,6 +228,14 @@ def _gaps(path: Path, data: dict[str, Any]) -> GapsConfig:
     return GapsConfig(grace=grace, retry=retry, backfill=s.bool_("backfill", d.backfill))
 
 
+def _monitor(path: Path, data: dict[str, Any]) -> MonitorConfig:
+    s = _Section(_Where(path, "monitor"), _sub(path, data, "monitor"), ("stalled_after",))
+    stalled = s.float_("stalled_after", MonitorConfig().stalled_after)
+    if not 10 <= stalled <= 86400:
+        raise s.error("stalled_after", f"must be in [10, 86400] seconds, got {stalled:g}")
+    return MonitorConfig(stalled_after=stalled)
+
+
 def _stats(path: Path, data: dict[str, Any]) -> StatsConfig:
     s = _Section(_Where(path, "stats"), _sub(path, data, "stats"), ("timezone", "shifts"))
     tz = s.str_("timezone") or "UTC"
@@ -271,4 +287,5 @@ def load_room_config(path: Path) -> RoomConfig:
         http=_http(path, data, base),
         gaps=_gaps(path, data),
         stats=_stats(path, data),
+        monitor=_monitor(path, data),
     )

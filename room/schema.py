@@ -104,6 +104,19 @@ MIGRATIONS: tuple[tuple[int, tuple[str, ...]], ...] = (
                 payload_b64 TEXT NOT NULL)""",
         ),
     ),
+    (
+        2,
+        (
+            # Who acknowledged a table's alert (a `messages` row of topic `alerts`) and when:
+            # the monitor's alerts feed (docs/room.md, *The monitor*).
+            """CREATE TABLE alert_acks (
+                room TEXT NOT NULL,
+                alert_id BIGINT NOT NULL,
+                acknowledged_by TEXT NOT NULL,
+                acknowledged_at DOUBLE PRECISION NOT NULL,
+                PRIMARY KEY (room, alert_id))""",
+        ),
+    ),
 )
 
 LATEST = MIGRATIONS[-1][0]

@@ -463,6 +463,33 @@ class Store:
                 (self.room, table, kind, severity, message, time.time()),
             )
 
+    def acknowledge(self, alert_id: int, by: str) -> dict[str, Any] | None:
+        """Record who acknowledged a table's alert, once (the first acknowledgement stands);
+        the acknowledgement in force, or None if there is no such alert."""
+        with self._tx() as cur:
+            cur.execute(
+                self._sql("SELECT id FROM messages WHERE room = ? AND id = ? AND topic = 'alerts'"),
+                (self.room, alert_id),
+            )
+            if cur.fetchone() is None:
+                return None
+            cur.execute(
+                self._sql(
+                    "INSERT INTO alert_acks (room, alert_id, acknowledged_by, acknowledged_at) "
+                    "VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING"
+                ),
+                (self.room, alert_id, by, time.time()),
+            )
+            cur.execute(
+                self._sql(
+                    "SELECT acknowledged_by, acknowledged_at FROM alert_acks "
+                    "WHERE room = ? AND alert_id = ?"
+                ),
+                (self.room, alert_id),
+            )
+            row = cur.fetchone()
+        return {"id": alert_id, "acknowledged_by": row[0], "acknowledged_at": row[1]}
+
     def open_gap(self, table: str, first: int, last: int) -> int:
         """Record a hole found; its id."""
         with self._tx() as cur:
@@ -636,6 +663,56 @@ class Store:
             "topic = ? ORDER BY id DESC LIMIT ?",
             (self.room, table, topic, limit),
         )
+
+    def table_alerts(
+        self, table: str | None = None, kind: str | None = None, limit: int = 200
+    ) -> list[dict[str, Any]]:
+        """The tables' alerts (topic `alerts`), newest first, each with who acknowledged it
+        and when (None: not yet)."""
+        where = ["m.room = ?", "m.topic = 'alerts'"]
+        params: list[Any] = [self.room]
+        if table is not None:
+            where.append("m.table_id = ?")
+            params.append(table)
+        rows = self.query(
+            "SELECT m.id, m.table_id, m.received_at, m.payload, a.acknowledged_by, "
+            "a.acknowledged_at FROM messages m LEFT JOIN alert_acks a ON a.room = m.room "
+            f"AND a.alert_id = m.id WHERE {' AND '.join(where)} ORDER BY m.id DESC LIMIT ?",
+            [*params, limit if kind is None else max(limit * 20, 2000)],
+        )
+        out = []
+        for row in rows:
+            payload = json.loads(row["payload"])
+            if kind is not None and payload.get("type") != kind:
+                continue
+            out.append({**row, "payload": payload})
+        return out[:limit]
+
+    def latest_statuses(self) -> dict[str, dict[str, Any]]:
+        """Every table's latest stored `status` message: its payload and arrival time."""
+        rows = self.query(
+            "SELECT m.table_id, m.received_at, m.payload FROM messages m WHERE m.room = ? AND "
+            "m.topic = 'status' AND m.id = (SELECT MAX(n.id) FROM messages n WHERE "
+            "n.room = m.room AND n.table_id = m.table_id AND n.topic = 'status')",
+            (self.room,),
+        )
+        return {
+            str(r["table_id"]): {
+                "received_at": r["received_at"],
+                "payload": json.loads(r["payload"]),
+            }
+            for r in rows
+        }
+
+    def last_events(self) -> dict[str, dict[str, Any]]:
+        """Every table's latest stored event: its type, `hand`, `t` and arrival time."""
+        rows = self.query(
+            "SELECT e.table_id, e.type, e.hand, e.t, e.received_at FROM events e JOIN tables t "
+            "ON e.room = t.room AND e.table_id = t.table_id AND e.seq = t.max_seq "
+            "WHERE t.room = ?",
+            (self.room,),
+        )
+        return {str(r["table_id"]): r for r in rows}
 
     def event_counts(self) -> dict[str, int]:
         """Rows and distinct keys of the events table (a duplicate check for benchmarks)."""

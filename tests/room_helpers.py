@@ -39,10 +39,11 @@ def write_room_config(
     if identity is not None and not broker.anonymous:
         creds = path.with_name(path.stem + "-mqtt.toml")
         creds.write_text(f'username = "{identity}"\npassword = "{USERS[identity]}"\n')
-        creds.chmod(0o600)  # a credentials file readable by others is refused
+        creds.chmod(0o600)  # a secret: the configuration refuses one others can read
         lines.append(f'credentials_file = "{creds}"')
     token = path.with_name(path.stem + "-token")
     token.write_text(TOKEN + "\n")
+    token.chmod(0o600)
     lines += ["", "[database]", f'url = "{database_url}"', "batch_ms = 20"]
     lines += ["", "[http]", 'host = "127.0.0.1"', f"port = {http_port or free_port()}"]
     lines += [f'token_file = "{token}"', "command_timeout = 10"]

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 import subprocess
 
+import httpx
 import pytest
 
 from tests.table_rig import ROOT, tablectl
@@ -12,13 +13,23 @@ from tests.table_rig import ROOT, tablectl
 
 @pytest.mark.timeout(240)
 def test_sim_starts_the_room_server_and_prints_its_url() -> None:
-    done = subprocess.run(
+    proc = subprocess.Popen(
         [*tablectl(), "sim", "--room", "--hands", "2", "--speed", "10", "--quiet"],
-        capture_output=True,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
         text=True,
-        timeout=200,
         cwd=ROOT,
     )
+    assert proc.stdout is not None
+    head = ""
+    while "room monitor:" not in head and (line := proc.stdout.readline()):
+        head += line
+    monitor = re.search(r"room monitor: (http://127\.0\.0\.1:\d+/)", head)
+    assert monitor is not None, head
+    page = httpx.get(monitor.group(1), timeout=10)  # served while the table deals
+    assert page.status_code == 200 and "Room" in page.text and "/static/monitor.js" in page.text
+    out, err = proc.communicate(timeout=200)
+    done = subprocess.CompletedProcess(proc.args, proc.returncode, head + out, err)
     assert done.returncode == 0, done.stderr[-3000:]
     assert re.search(r"room server: http://127\.0\.0\.1:\d+/ \(API docs", done.stdout)
     last_seq = int(re.search(r"last seq (\d+)", done.stdout).group(1))  # type: ignore[union-attr]
