@@ -20,9 +20,10 @@ from controller.rules.betting import (
     street_order,
     substantial_action,
 )
-from controller.rules.chips import Declared, PushRuling, undercall_ruling
+from controller.rules.chips import Declared, PushRuling, facing_opening_bet, undercall_ruling
 from controller.rules.handeval import HandRank, describe, evaluate
 from controller.rules.pots import Pot, award, build_pots, uncalled
+from controller.rules.profiles import PROFILES, Profile
 
 STRUCTURES = {"nlhe": "nl", "plhe": "pl", "flhe": "fl"}
 STREETS = ("preflop", "flop", "turn", "river")
@@ -98,6 +99,8 @@ class HandBetting:
         board: Callable[[], list[str]],
         odd_unit: int = 1,
         straddle_multiple: int = 0,
+        profile: Profile = PROFILES["tda-2019"],
+        event_heads_up: bool = False,
     ) -> None:
         self.emit = emit
         self.seats = seats
@@ -109,6 +112,8 @@ class HandBetting:
         self.hole = hole
         self.board = board
         self.odd_unit = odd_unit
+        self.profile = profile
+        self.event_heads_up = event_heads_up  # rule 48: the event is down to two players
         self.live: set[int] = set(dealt_in)
         self.contrib: dict[int, int] = {s: 0 for s in dealt_in}
         self.zones: dict[int, Zone] = {s: Zone() for s in dealt_in}
@@ -534,16 +539,7 @@ class HandBetting:
         declared = self.declared.get(seat)
         try:
             if ruling.kind == "undercall":
-                opened = sum(1 for a in rnd.actions if a.kind in ("bet", "raise")) <= 1
-                decision = undercall_ruling(heads_up=len(rnd.live) == 2, facing_opening_bet=opened)
-                if decision == "td":
-                    self.emit.alert(
-                        "floor_needed",
-                        "critical",
-                        f"seat {seat} undercalled: the floor decides a full call or a fold",
-                        seat=seat,
-                        rule="51-B",
-                    )
+                self._undercall(seat, rnd)
                 action = rnd.call(seat, rule="51-B")
             else:
                 action = rnd.apply(seat, ruling)
@@ -567,6 +563,28 @@ class HandBetting:
             declared=declared,
         )
         self._after_change(t)
+
+    def _undercall(self, seat: int, rnd: BettingRound) -> None:
+        """Rule 51-B: a mandatory full call heads-up or facing the opener (in blind games the
+        big blind pre-flop); otherwise the floor's discretion, both choices named. A house
+        whose text always makes it a call (`undercall_always_full_call`) offers no fold."""
+        raised = sum(1 for a in rnd.actions if a.kind in ("bet", "raise"))
+        decision = undercall_ruling(
+            heads_up=len(rnd.live) == 2,
+            facing_opening_bet=facing_opening_bet(raised, preflop=self.street_i == 0),
+            always_full_call=self.profile.undercall_always_full_call,
+        )
+        if decision == "td":
+            short = rnd.bets[seat] + rnd.to_call(seat) - sum(self.zones[seat].chips.values())
+            self.emit.alert(
+                "floor_needed",
+                "critical",
+                f"seat {seat} undercalled a raise multi-way: the floor decides a full call "
+                f"(add {short}) or a fold forfeiting the chips put out",
+                seat=seat,
+                choices=["full_call", "fold"],
+                rule="51-B",
+            )
 
     def _record(self, action: Action, before: int) -> None:
         delta = action.total - before

@@ -138,6 +138,7 @@ def _open(table: Table, pos: Positions, dealt_in: list[int], trigger: str) -> Ha
         board=lambda: list(hand.board),
         odd_unit=table.spec.odd_chip_unit,
         straddle_multiple=straddle.multiple if straddle else 0,
+        profile=table.profile,
     )
     hand.dealing = HandDealing(table, hand, hand.betting, table.spec.game)
     return hand

@@ -1,0 +1,100 @@
+"""The money rules in the engine: undercalls (TDA 2019 51-B), the limit raise cap (48), chips
+read in two places at once, the house rake (Campione "Rake") and split-pot units (rule 20,
+Casinos Austria art. 32)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tests.engine_helpers import Table
+
+HOLE4 = {1: ["Ah", "Kh"], 2: ["Qd", "Jd"], 3: ["9s", "9c"], 4: ["7h", "2c"]}
+
+
+def _preflop(profile: str = "tda-2019", **kw: Any) -> Table:
+    """Four players, the button on seat 4: seat 1 posts the small blind, seat 2 the big."""
+    table = Table(seats=(1, 2, 3, 4), button=4, profile=profile, **kw)
+    table.shuffle()
+    table.push(1, 50)
+    table.push(2, 100)
+    table.deal(HOLE4)
+    return table
+
+
+def _floor_needed(table: Table) -> list[dict[str, Any]]:
+    return [a for a in table.alerts() if a["type"] == "floor_needed"]
+
+
+def test_rule_51B_preflop_undercall_of_a_raise_multiway_is_the_floors_discretion() -> None:
+    table = _preflop()
+    table.push(3, 100, 100, 100)  # seat 3 raises to 300 over the big blind, the opener
+    table.push(4, 100)  # seat 4 puts out 100 silently: an undercall of the raise
+    (alert,) = _floor_needed(table)
+    assert alert["seat"] == 4 and alert["rule"] == "51-B"
+    assert alert["choices"] == ["full_call", "fold"]
+    assert "full call (add 200)" in alert["message"] and "fold" in alert["message"]
+
+
+def test_rule_51B_preflop_undercall_of_the_big_blind_is_a_full_call() -> None:
+    table = _preflop()
+    table.push(3, 25, 25)  # 50 facing the big blind: the posted big blind is the opener
+    assert _floor_needed(table) == []
+    assert table.actions()[-1] == (3, "call", 100, "51-B")
+    assert table.events("action")[-1]["owed"] == 50
+
+
+def test_rule_51B_postflop_undercall_of_the_opening_bet_is_a_full_call() -> None:
+    table = _preflop()
+    table.push(3, 100)
+    table.push(4, 100)
+    table.push(1, 50)
+    table.button("check")
+    table.board("Td", "5s", "4c", burn="2d")
+    table.push(1, 500)  # seat 1 opens for 500 (rule 51 example 2)
+    table.push(2, 100)  # seat 2 silently puts out 100
+    assert _floor_needed(table) == []
+    assert table.actions()[-1] == (2, "call", 500, "51-B")
+
+
+def test_rule_51B_postflop_undercall_of_a_raise_multiway_is_the_floors_discretion() -> None:
+    table = _preflop()
+    table.push(3, 100)
+    table.push(4, 100)
+    table.push(1, 50)
+    table.button("check")
+    table.board("Td", "5s", "4c", burn="2d")
+    table.push(1, 100)  # seat 1 opens for 100 (rule 51 example 1)
+    table.push(2, 100, 100, 100, 100)  # seat 2 raises to 400
+    table.push(3, 100)  # seat 3 puts out 100: not the opener, multi-way
+    (alert,) = _floor_needed(table)
+    assert alert["seat"] == 3 and alert["choices"] == ["full_call", "fold"]
+
+
+def test_rule_51B_heads_up_undercall_of_a_raise_is_a_full_call() -> None:
+    table = Table(seats=(1, 2), button=1)
+    table.shuffle()
+    table.push(1, 50)
+    table.push(2, 100)
+    table.deal({1: HOLE4[1], 2: HOLE4[2]})
+    table.push(1, 100, 100, 50)  # the button (small blind) raises to 300
+    table.push(2, 100)  # the big blind puts out 100 more: heads-up, a full call
+    assert _floor_needed(table) == []
+    assert table.actions()[-1] == (2, "call", 300, "51-B")
+
+
+def test_rule_51B_venezia_art_30A_rules_the_same() -> None:
+    table = _preflop("venezia")
+    table.push(3, 100, 100, 100)
+    table.push(4, 100)
+    (alert,) = _floor_needed(table)
+    assert alert["rule"] == "51-B" and alert["profile_rule"] == "art. 30A"
+
+
+def test_rule_51B_campione_dead_money_an_undercall_is_always_completed() -> None:
+    table = _preflop("campione")
+    table.push(3, 100, 100, 100)
+    table.push(4, 100)
+    assert _floor_needed(table) == []
+    last = table.events("action")[-1]
+    assert (last["seat"], last["action"], last["amount"], last["owed"]) == (4, "call", 300, 200)
+    assert last["profile_rule"] == 'sez. "Dead Money"'
