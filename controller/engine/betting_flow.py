@@ -14,8 +14,8 @@ from controller.rules.betting import (
     Action,
     BettingRound,
     HeldAction,
+    house_raise_cap,
     limit_bet_size,
-    limit_raise_cap,
     seats_left_of_button,
     street_order,
     substantial_action,
@@ -352,7 +352,10 @@ class HandBetting:
             blind_level=blind_level,
             big_blind_seat=big_blind_seat,
             bet_unit=limit_bet_size(street, bb) if self.structure == "fl" else None,  # type: ignore[arg-type]
-            raise_cap=limit_raise_cap(len(self.live)),
+            raise_cap=house_raise_cap(
+                house_cap=self.profile.limit_raise_cap, event_heads_up=self.event_heads_up
+            ),
+            cap_lifted_heads_up=self.profile.limit_cap_lifted_heads_up_in_hand,
             last_full_raise=last_full_raise,
         )
 

@@ -19,12 +19,15 @@ KNOWN_VERSIONS = frozenset({2, 3})
 
 
 def _level(level: Level) -> dict[str, Any]:
-    return {
+    saved: dict[str, Any] = {
         "small_blind": level.small_blind,
         "big_blind": level.big_blind,
         "ante": level.ante,
         "bb_ante": level.bb_ante,
     }
+    if level.event_heads_up:  # only when set: older checkpoints stay byte for byte
+        saved["event_heads_up"] = True
+    return saved
 
 
 def checkpoint(engine: Engine) -> dict[str, Any]:

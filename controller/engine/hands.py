@@ -139,6 +139,7 @@ def _open(table: Table, pos: Positions, dealt_in: list[int], trigger: str) -> Ha
         odd_unit=table.spec.odd_chip_unit,
         straddle_multiple=straddle.multiple if straddle else 0,
         profile=table.profile,
+        event_heads_up=level.event_heads_up,
     )
     hand.dealing = HandDealing(table, hand, hand.betting, table.spec.game)
     return hand

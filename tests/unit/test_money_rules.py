@@ -6,7 +6,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from tests.engine_helpers import Table
+from controller.trace import Event
+from tests.engine_helpers import Table, ev
 
 HOLE4 = {1: ["Ah", "Kh"], 2: ["Qd", "Jd"], 3: ["9s", "9c"], 4: ["7h", "2c"]}
 
@@ -98,3 +99,53 @@ def test_rule_51B_campione_dead_money_an_undercall_is_always_completed() -> None
     last = table.events("action")[-1]
     assert (last["seat"], last["action"], last["amount"], last["owed"]) == (4, "call", 300, 200)
     assert last["profile_rule"] == 'sez. "Dead Money"'
+
+
+def _limit_heads_up_in_hand(profile: str = "tda-2019", *, event_heads_up: bool = False) -> Table:
+    """Fixed limit, three players: the button folds, the blinds raise each other four times."""
+    table = Table(seats=(1, 2, 3), button=3, game="flhe", profile=profile)
+    if event_heads_up:
+        table.do(*_level_event_heads_up(table))
+    table.shuffle()
+    table.push(1, 25, 25)
+    table.push(2, 100)
+    table.deal({s: HOLE4[s] for s in (1, 2, 3)})
+    table.fold(3)
+    for seat, chips in ((1, (100, 50)), (2, (100, 100)), (1, (100, 100)), (2, (100, 100))):
+        table.button("raise")
+        table.push(seat, *chips)
+    return table
+
+
+def _level_event_heads_up(table: Table) -> list[Event]:
+    return [
+        ev(
+            t=table.step(),
+            event="command",
+            name="level",
+            small_blind=50,
+            big_blind=100,
+            ante=0,
+            event_heads_up=True,
+        )
+    ]
+
+
+def test_rule_48_the_cap_holds_heads_up_in_the_hand() -> None:
+    table = _limit_heads_up_in_hand()
+    last = table.events("action")[-1]
+    assert (last["seat"], last["action"], last["amount"], last["rule"]) == (2, "call", 400, "48")
+    assert last["change"] == 100
+
+
+def test_rule_48_casinos_austria_art_12_lifts_the_cap_heads_up_in_the_hand() -> None:
+    table = _limit_heads_up_in_hand("casinos-austria")
+    last = table.events("action")[-1]
+    assert (last["seat"], last["action"], last["amount"]) == (2, "raise", 500)
+
+
+def test_rule_48_the_cap_is_lifted_once_the_room_says_the_event_is_heads_up() -> None:
+    table = _limit_heads_up_in_hand(event_heads_up=True)
+    last = table.events("action")[-1]
+    assert (last["seat"], last["action"], last["amount"]) == (2, "raise", 500)
+    assert table.state["level"]["event_heads_up"] is True
