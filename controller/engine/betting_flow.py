@@ -22,8 +22,8 @@ from controller.rules.betting import (
 )
 from controller.rules.chips import Declared, PushRuling, facing_opening_bet, undercall_ruling
 from controller.rules.handeval import HandRank, describe, evaluate
-from controller.rules.pots import Pot, award, build_pots, uncalled
-from controller.rules.profiles import PROFILES, Profile
+from controller.rules.pots import Pot, award, build_pots, division_unit, take_rake, uncalled
+from controller.rules.profiles import PROFILES, Profile, rake_amount
 
 STRUCTURES = {"nlhe": "nl", "plhe": "pl", "flhe": "fl"}
 STREETS = ("preflop", "flop", "turn", "river")
@@ -114,6 +114,7 @@ class HandBetting:
         self.odd_unit = odd_unit
         self.profile = profile
         self.event_heads_up = event_heads_up  # rule 48: the event is down to two players
+        self.rake = 0  # the house's rake taken from this hand's pots, once awarded
         self.live: set[int] = set(dealt_in)
         self.contrib: dict[int, int] = {s: 0 for s in dealt_in}
         self.zones: dict[int, Zone] = {s: Zone() for s in dealt_in}
@@ -837,6 +838,17 @@ class HandBetting:
         board_ok = len(self.board()) == 5
         return [s for s in sorted(self.live) if len(self.hole(s)) != 2 or not board_ok]
 
+    def _rake(self, pots: list[Pot]) -> list[int]:
+        """The house's rake (Campione "Rake"): on the hand's pots, once the flop was dealt (no
+        flop, no drop); what each pot gives. Kept as the hand's ``rake``."""
+        house = self.profile.rake
+        total = sum(p.amount for p in pots)
+        self.rake = (
+            rake_amount(house, total, flop_dealt=self.street_i > 0) if house is not None else 0
+        )
+        main_first = house.main_pot_first if house is not None else True
+        return take_rake(pots, self.rake, main_pot_first=main_first)
+
     def refund_all(self) -> dict[int, int]:
         """Abandon the hand: every chip put in goes back to its owner (the ante too)."""
         refunds = {s: c for s, c in self.contrib.items() if c}
@@ -880,13 +892,22 @@ class HandBetting:
             self.seats[seat].stack += amount
             self.emit.event("uncalled_bet_returned", seat=seat, amount=amount, rule="15-B")
         pots = build_pots(self.contrib, self.live, self.dead)
+        raked = self._rake(pots)
         board = self.board()
         contested = len(self.live) > 1
         hands: dict[int, HandRank] = (
             {s: evaluate([*self.hole(s), *board]) for s in sorted(self.live)} if contested else {}
         )
         order = seats_left_of_button(self.dealt_in, self.pos.button)
-        awards = award(pots, hands, order, self.odd_unit)
+        house_unit = self.profile.odd_chip_unit
+        unit = division_unit(
+            house_unit,
+            smallest_chip=self.odd_unit,
+            small_blind=self.blinds.small_blind,
+            big_blind=self.blinds.big_blind,
+        )
+        net = [Pot(p.amount - r, p.eligible) for p, r in zip(pots, raked, strict=True)]
+        awards = award(net, hands, order, unit, rest_to_first=house_unit != "smallest_chip")
         # Cards speak (12): every winner's hand is tabled (13-A) and becomes public; a
         # losing hand stays private unless rule 16 already turned it face up.
         winners = {w for a in awards for w in a.winners} if contested else set()
@@ -895,12 +916,16 @@ class HandBetting:
         for a in awards:
             for s, chips in a.shares.items():
                 self.seats[s].stack += chips
-            odd = len(a.winners) > 1 and a.amount % len(a.winners) != 0
+            odd = len(set(a.shares.values())) > 1
             eligible = pots[a.pot_index].eligible
+            # Under a house that takes a rake, `amount` is the pot and `rake` what the house
+            # took from it: the shares are net of it.
+            money = {"rake": raked[a.pot_index]} if self.profile.rake is not None else {}
             self.emit.event(
                 "pot_awarded",
                 pot=a.pot_index,
-                amount=a.amount,
+                amount=pots[a.pot_index].amount,
+                **money,
                 winners=list(a.winners),
                 shares={str(s): v for s, v in a.shares.items()},
                 rule="20-A" if odd else ("12" if contested else None),

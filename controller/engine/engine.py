@@ -122,7 +122,15 @@ class Engine(Table):
             if hand is not None and hand.dealing is not None
             else [],
             "seats": self._seats(),
+            **self._rake(betting),
         }
+
+    def _rake(self, betting: HandBetting | None) -> dict[str, int]:
+        """Under a house that takes a rake: the rake taken from this hand's pots (0 until
+        they are awarded, and between hands)."""
+        if self.profile.rake is None:
+            return {}
+        return {"rake": betting.rake if betting is not None else 0}
 
     @staticmethod
     def _level(level: Level) -> dict[str, Any]:

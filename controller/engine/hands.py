@@ -221,9 +221,13 @@ def close_hand(table: Table, hand: Hand) -> None:
     """The hand is over, however it ended: penalties count it, `hand_completed` gives the
     stacks, and its cards are remembered (one of them seen again is no new hand)."""
     _count_penalties(table, hand)
+    money: dict[str, int] = {}
+    if table.profile.rake is not None:  # the house's rake of the hand (Campione "Rake")
+        money["rake"] = hand.betting.rake if hand.betting is not None else 0
     table.event(
         "hand_completed",
         stacks={str(s): table.seats[s].stack for s in hand.dealt_in},
+        **money,
     )
     table.last_hand_cards = {c for cards in hand.hole.values() for c in cards} | set(hand.board)
     table.hand = None

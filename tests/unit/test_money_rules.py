@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from controller.rules.pots import Pot, division_unit, split_pot, take_rake
 from controller.trace import Event
 from tests.engine_helpers import Table, ev
 
@@ -149,3 +150,116 @@ def test_rule_48_the_cap_is_lifted_once_the_room_says_the_event_is_heads_up() ->
     last = table.events("action")[-1]
     assert (last["seat"], last["action"], last["amount"]) == (2, "raise", 500)
     assert table.state["level"]["event_heads_up"] is True
+
+
+ROYAL = ["As", "Ks", "Qs", "Js", "Ts"]  # the board plays: every live hand ties
+
+
+def _split_pot(profile: str) -> Table:
+    """Three players, the button on seat 3: the small blind folds its 50 pre-flop, the big
+    blind and the button check it down on a royal flush board and split 250."""
+    table = Table(seats=(1, 2, 3), button=3, profile=profile)
+    table.shuffle()
+    table.push(1, 25, 25)
+    table.push(2, 100)
+    table.deal({1: ["2h", "3h"], 2: ["4d", "5d"], 3: ["6c", "7c"]})
+    table.push(3, 100)
+    table.fold(1)
+    table.button("check")
+    table.board(*ROYAL[:3], burn="2c")
+    table.button("check")
+    table.button("check")
+    table.board(ROYAL[3], burn="3c")
+    table.button("check")
+    table.button("check")
+    table.board(ROYAL[4], burn="4c")
+    table.button("check")
+    table.button("check")
+    table.push_pot()
+    return table
+
+
+def test_rule_20_tda_splits_down_to_the_smallest_chip() -> None:
+    (pot,) = _split_pot("tda-2019").events("pot_awarded")
+    assert pot["shares"] == {"2": 125, "3": 125}
+    assert "rake" not in pot
+
+
+def test_rule_20_casinos_austria_art_32_divides_only_down_to_the_blind() -> None:
+    (pot,) = _split_pot("casinos-austria").events("pot_awarded")
+    # 250 in units of the small blind (50): two each, the odd unit to seat 2, the first
+    # winner left of the button.
+    assert pot["shares"] == {"2": 150, "3": 100}
+    assert (pot["rule"], pot["profile_rule"]) == ("20-A", "art. 32")
+
+
+def _campione_hand(*, fold_preflop: bool = False) -> Table:
+    table = _preflop("campione")
+    if fold_preflop:
+        table.push(3, 100, 100, 100)
+        table.fold(4)
+        table.fold(1)
+        table.fold(2)
+        return table
+    table.push(3, 100)
+    table.push(4, 100)
+    table.push(1, 50)
+    table.button("check")  # 400 in the pot
+    table.board("Td", "5s", "4c", burn="2d")
+    table.button("check")
+    table.button("check")
+    table.push(3, 100, 100, 100)  # 300 on the flop, called by the button only
+    table.push(4, 100, 100, 100)
+    table.fold(1)
+    table.fold(2)
+    for card, burn in (("8h", "3c"), ("Jh", "4d")):
+        table.board(card, burn=burn)
+        table.button("check")
+        table.button("check")
+    table.push_pot()
+    table.shuffle()  # the next hand: hand 1 is completed
+    return table
+
+
+def test_campione_rake_is_taken_from_a_pot_that_saw_a_flop() -> None:
+    table = _campione_hand()
+    (pot,) = table.events("pot_awarded")
+    # 1000 in the pot: 5% of 1000 is 50, capped at 25 (Campione "Rake").
+    assert (pot["amount"], pot["rake"], pot["winners"]) == (1000, 25, [3])
+    assert pot["shares"] == {"3": 975}
+    completed = table.events("hand_completed")[0]
+    assert completed["rake"] == 25
+    assert completed["stacks"]["3"] == 10_000 - 400 + 975
+    assert sum(completed["stacks"].values()) == 4 * 10_000 - 25
+
+
+def test_campione_rake_no_flop_no_drop() -> None:
+    table = _campione_hand(fold_preflop=True)
+    (pot,) = table.events("pot_awarded")
+    assert pot["rake"] == 0 and pot["shares"] == {"3": 250}  # the raise uncalled
+    assert table.state["rake"] == 0
+
+
+def test_campione_state_carries_the_hands_rake() -> None:
+    table = _preflop("campione")
+    assert table.state["rake"] == 0
+    plain = _preflop()
+    assert "rake" not in plain.state
+
+
+def test_campione_rake_comes_from_the_main_pot_then_the_side_pots() -> None:
+    pots = [Pot(15, (1, 2, 3)), Pot(500, (2, 3))]
+    assert take_rake(pots, 25, main_pot_first=True) == [15, 10]
+    assert take_rake(pots, 10, main_pot_first=True) == [10, 0]
+    assert take_rake(pots, 0, main_pot_first=True) == [0, 0]
+
+
+def test_rule_20_division_unit_by_house_text() -> None:
+    assert division_unit("smallest_chip", smallest_chip=5, small_blind=50, big_blind=100) == 5
+    assert division_unit("blind_or_ante", smallest_chip=5, small_blind=50, big_blind=100) == 50
+    assert division_unit("blind_or_ante", smallest_chip=5, small_blind=0, big_blind=100) == 100
+    # Casinos Austria art. 32: every odd unit to the first winner left of the button.
+    assert split_pot(350, {1, 2, 3}, [1, 2, 3], 50) == {1: 150, 2: 100, 3: 100}
+    assert split_pot(350, {1, 2, 3}, [1, 2, 3], 50, rest_to_first=True) == {1: 150, 2: 100, 3: 100}
+    assert split_pot(400, {1, 2, 3}, [1, 2, 3], 50) == {1: 150, 2: 150, 3: 100}
+    assert split_pot(400, {1, 2, 3}, [1, 2, 3], 50, rest_to_first=True) == {1: 200, 2: 100, 3: 100}
