@@ -263,3 +263,47 @@ def test_rule_20_division_unit_by_house_text() -> None:
     assert split_pot(350, {1, 2, 3}, [1, 2, 3], 50, rest_to_first=True) == {1: 150, 2: 100, 3: 100}
     assert split_pot(400, {1, 2, 3}, [1, 2, 3], 50) == {1: 150, 2: 150, 3: 100}
     assert split_pot(400, {1, 2, 3}, [1, 2, 3], 50, rest_to_first=True) == {1: 200, 2: 100, 3: 100}
+
+
+def _chip(table: Table, kind: str, antenna: str, chip: str, value: int) -> list[Any]:
+    return table.do(ev(t=table.step(0.02), event=kind, antenna=antenna, chip=chip, value=value))
+
+
+def test_chip_read_in_a_second_bet_zone_is_counted_once_and_the_dealer_told() -> None:
+    table = _preflop()
+    _chip(table, "tag_in", "bet3", "c777", 500)
+    _chip(table, "tag_in", "bet4", "c777", 500)  # the same tag in the next zone, not left bet3
+    table.do(ev(t=table.step(1.0), event="tick"))
+    (alert,) = [a for a in table.alerts() if a["type"] == "chip_at_two_antennas"]
+    assert alert["chip"] == "c777" and alert["antennas"] == ["bet3", "bet4"]
+    assert "bet3" in alert["message"] and "bet4" in alert["message"]
+    assert alert["counted_at"] == "bet3"
+    # Counted once: seat 3's single 500 chip is a call (rule 44); nothing from seat 4.
+    assert [(a[0], a[1], a[2]) for a in table.actions()] == [(3, "call", 100)]
+    assert table.state["seats"]["4"]["bet"] == 0
+
+
+def test_chip_leaving_the_first_zone_counts_where_it_is_still_read() -> None:
+    table = _preflop()
+    _chip(table, "tag_in", "bet3", "c777", 100)
+    table.do(ev(t=table.step(1.0), event="tick"))  # seat 3 called with it
+    _chip(table, "tag_in", "bet4", "c777", 100)  # slid on into seat 4's zone: not counted
+    table.do(ev(t=table.step(1.0), event="tick"))
+    assert [a[:3] for a in table.actions()] == [(3, "call", 100)]
+    _chip(table, "tag_out", "bet3", "c777", 100)  # it left seat 3's zone: it is in seat 4's
+    table.do(ev(t=table.step(1.0), event="tick"))
+    assert [a[:3] for a in table.actions()] == [(3, "call", 100), (4, "call", 100)]
+
+
+def test_chip_in_a_bet_zone_and_the_pot_is_counted_once() -> None:
+    table = _preflop()
+    _chip(table, "tag_in", "pot", "c900", 100)
+    _chip(table, "tag_in", "bet3", "c900", 100)  # still read at the pot
+    table.do(ev(t=table.step(1.0), event="tick"))
+    assert [a["antennas"] for a in table.alerts() if a["type"] == "chip_at_two_antennas"] == [
+        ["pot", "bet3"]
+    ]
+    assert table.actions() == []
+    _chip(table, "tag_out", "bet3", "c900", 100)  # the second reading leaves: nothing changes
+    table.do(ev(t=table.step(1.0), event="tick"))
+    assert table.actions() == []
