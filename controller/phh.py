@@ -236,6 +236,12 @@ class _Builder:
         if kind == "fold":
             word = "f"
             self.folded.add(seat)
+            # An undercall the floor let fold (rule 51-B): its chips stay in the pot. PHH has
+            # no such action; they count in what the seat put in, and a ruling says so.
+            forfeited = int(e.get("forfeited") or 0)
+            if forfeited:
+                self.contrib_ante[seat] += forfeited
+                self.rulings.append(f"undercall forfeited (rule 51-B): seat {seat}, {forfeited}")
         elif kind in ("check", "call") or (kind == "allin" and amount <= self.level):
             word = "cc"
             totals[seat] = amount if kind != "check" else totals[seat]

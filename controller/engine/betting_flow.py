@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import Literal, Protocol
 
 from controller.engine.ports import Emitter
 from controller.engine.positions import Positions
@@ -115,6 +115,8 @@ class HandBetting:
         self.profile = profile
         self.event_heads_up = event_heads_up  # rule 48: the event is down to two players
         self.rake = 0  # the house's rake taken from this hand's pots, once awarded
+        # Undercalls left to the floor (51-B): seat -> the chips put out, forfeited on a fold.
+        self.undercalls: dict[int, int] = {}
         self.live: set[int] = set(dealt_in)
         self.contrib: dict[int, int] = {s: 0 for s in dealt_in}
         self.zones: dict[int, Zone] = {s: Zone() for s in dealt_in}
@@ -543,7 +545,8 @@ class HandBetting:
         declared = self.declared.get(seat)
         try:
             if ruling.kind == "undercall":
-                self._undercall(seat, rnd)
+                if self._undercall(seat, rnd, ruling, before) == "td":
+                    return  # the floor's discretion: the seat's turn waits for it
                 action = rnd.call(seat, rule="51-B")
             else:
                 action = rnd.apply(seat, ruling)
@@ -552,6 +555,7 @@ class HandBetting:
                 "push_refused", "warning", f"seat {seat}: {exc}", seat=seat, rule=exc.rule
             )
             return
+        self.undercalls.pop(seat, None)
         self._record(action, before)
         self.emit.event(
             "action",
@@ -568,10 +572,18 @@ class HandBetting:
         )
         self._after_change(t)
 
-    def _undercall(self, seat: int, rnd: BettingRound) -> None:
+    def _undercall(
+        self, seat: int, rnd: BettingRound, ruling: PushRuling, before: int
+    ) -> Literal["full_call", "td"]:
         """Rule 51-B: a mandatory full call heads-up or facing the opener (in blind games the
         big blind pre-flop); otherwise the floor's discretion, both choices named. A house
-        whose text always makes it a call (`undercall_always_full_call`) offers no fold."""
+        whose text always makes it a call (`undercall_always_full_call`) offers no fold.
+
+        At the floor's discretion nothing is recorded yet: the chips stay in the zone, the
+        floor lamp is lit and the seat is still to act. Chips added up to the call are the
+        full call (a push judged with the undercall's chips as prior chips, rule 46); the
+        cards mucked are the fold, and the chips put out are forfeited to the pot.
+        """
         raised = sum(1 for a in rnd.actions if a.kind in ("bet", "raise"))
         decision = undercall_ruling(
             heads_up=len(rnd.live) == 2,
@@ -589,6 +601,8 @@ class HandBetting:
                 choices=["full_call", "fold"],
                 rule="51-B",
             )
+            self.undercalls[seat] = max(0, ruling.total - before)
+        return decision
 
     def _record(self, action: Action, before: int) -> None:
         delta = action.total - before
@@ -689,7 +703,20 @@ class HandBetting:
             action = rnd.fold(seat)
             self.live.discard(seat)
             self._record(action, before)
-            self.emit.event("action", seat=seat, action="fold", amount=action.total, rule=None)
+            forfeit = self.undercalls.pop(seat, 0)
+            if forfeit:  # the floor let the undercaller fold: its chips stay in (51-B)
+                self.seats[seat].stack -= forfeit
+                self.contrib[seat] += forfeit
+                self.emit.event(
+                    "action",
+                    seat=seat,
+                    action="fold",
+                    amount=action.total,
+                    rule="51-B",
+                    forfeited=forfeit,
+                )
+            else:
+                self.emit.event("action", seat=seat, action="fold", amount=action.total, rule=None)
             self._after_change(t)
             return
         # Out of turn (or before the betting started): a fold is binding (rule 58).
@@ -724,6 +751,7 @@ class HandBetting:
         self.live.discard(seat)
         self.held.pop(seat, None)
         self.declared.pop(seat, None)
+        self.undercalls.pop(seat, None)
         # During posting the killed seat's blinds and antes are still due (rules 30, 71-C):
         # the dealer posts them and they go to the pot.
         self._after_change(t)
@@ -759,6 +787,7 @@ class HandBetting:
         self.unsettled = set()
         self.declared = {}
         self.held = {}
+        self.undercalls = {}
         self.actions = []
         self._sa = (0, False)
         self.street_i = 0

@@ -92,6 +92,7 @@ class Engine(Table):
             self.floor_called
             or any(p.needs_floor for p in pending)
             or FOULED_DECK_HOLD in self.holds
+            or bool(self.betting is not None and self.betting.undercalls)  # 51-B
         )
         return lamps
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from controller.phh import HandMessages, build_phh
 from controller.rules.pots import Pot, division_unit, split_pot, take_rake
 from controller.trace import Event
 from tests.engine_helpers import Table, ev
@@ -35,6 +36,40 @@ def test_rule_51B_preflop_undercall_of_a_raise_multiway_is_the_floors_discretion
     assert alert["seat"] == 4 and alert["rule"] == "51-B"
     assert alert["choices"] == ["full_call", "fold"]
     assert "full call (add 200)" in alert["message"] and "fold" in alert["message"]
+    # Nothing is recorded yet: seat 4 is still to act and the floor lamp is lit.
+    assert [a[0] for a in table.actions()] == [3]
+    assert table.state["to_act"] == 4 and table.engine.lamps()["floor"]
+
+
+def test_rule_51B_the_floor_rules_a_full_call_the_player_adds_the_rest() -> None:
+    table = _preflop()
+    table.push(3, 100, 100, 100)
+    table.push(4, 100)
+    table.push(4, 100, 100)  # the floor rules a full call: the rest of the call comes out
+    assert table.actions()[-1] == (4, "call", 300, None)
+    assert table.stacks()[4] == 10_000 - 300
+    assert not table.engine.lamps()["floor"]
+
+
+def test_rule_51B_the_floor_allows_the_fold_the_undercall_is_forfeited() -> None:
+    table = _preflop()
+    table.push(3, 100, 100, 100)
+    table.push(4, 100)
+    table.fold(4)  # the floor lets seat 4 fold: its 100 stay in the pot
+    last = table.events("action")[-1]
+    assert (last["seat"], last["action"], last["rule"], last["forfeited"]) == (
+        4,
+        "fold",
+        "51-B",
+        100,
+    )
+    assert table.stacks()[4] == 10_000 - 100
+    assert (
+        sum(p["amount"] for p in table.state["pots"])
+        + sum(s["bet"] for s in table.state["seats"].values())
+        == 50 + 100 + 300 + 100
+    )
+    assert not table.engine.lamps()["floor"]
 
 
 def test_rule_51B_preflop_undercall_of_the_big_blind_is_a_full_call() -> None:
@@ -307,3 +342,18 @@ def test_chip_in_a_bet_zone_and_the_pot_is_counted_once() -> None:
     _chip(table, "tag_out", "bet3", "c900", 100)  # the second reading leaves: nothing changes
     table.do(ev(t=table.step(1.0), event="tick"))
     assert table.actions() == []
+
+
+def test_rule_51B_a_forfeited_undercall_keeps_the_phh_starting_stacks() -> None:
+    table = _preflop()
+    table.push(3, 100, 100, 100)
+    table.push(4, 100)
+    table.fold(4)  # forfeits 100
+    table.fold(1)
+    table.fold(2)  # seat 3 wins uncontested
+    table.shuffle()  # hand 1 completed
+    events = [e for e in table.events() if e["hand"] == 1]
+    phh = build_phh(HandMessages("t01", 1, events))
+    assert phh.problem is None and phh.text is not None
+    assert "starting_stacks = [10000, 10000, 10000, 10000]" in phh.text
+    assert "undercall forfeited (rule 51-B): seat 4, 100" in phh.text
