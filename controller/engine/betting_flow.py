@@ -17,6 +17,7 @@ from controller.rules.betting import (
     house_raise_cap,
     limit_bet_size,
     seats_left_of_button,
+    showdown_order,
     street_order,
     substantial_action,
 )
@@ -130,6 +131,7 @@ class HandBetting:
         self.tabled = False
         self.shown: set[int] = set()
         self.river_aggressor: int | None = None
+        self.last_aggressor: int | None = None  # the hand's last bet or raise, any street
         self.owed = self._forced_bets()
         self.posted: dict[int, int] = {s: 0 for s in dealt_in}
         self.antes = 0
@@ -610,6 +612,7 @@ class HandBetting:
         self.contrib[action.seat] += delta
         self.actions.append(action)
         if action.kind in ("bet", "raise"):
+            self.last_aggressor = action.seat
             if self.street_i == 3:
                 self.river_aggressor = action.seat
             # A declaration made facing the old bet lapses when the action changes (53-A).
@@ -795,6 +798,7 @@ class HandBetting:
         self.tabled = False
         self.shown = set()
         self.river_aggressor = None
+        self.last_aggressor = None
         self._open_preflop()
 
     def reopen_posting(self, blinds: Blinds) -> dict[int, int]:
@@ -846,13 +850,12 @@ class HandBetting:
         self.phase = "showdown"
         if any(self.seats[s].stack == 0 for s in self.live):
             self._maybe_table(betting_over=True)  # rule 16 example 3
-        # Rule 17-A: the last aggressor on the final street shows first; with no bet there,
-        # the first live seat left of the button.
-        order = seats_left_of_button(sorted(self.live), self.pos.button)
-        first = self.river_aggressor
-        if first is not None and first in self.live:
-            i = order.index(first)
-            order = order[i:] + order[:i]
+        hand_wide = self.profile.showdown_order == "last_aggressor"
+        order = showdown_order(
+            self.live,
+            self.pos.button,
+            aggressor=self.last_aggressor if hand_wide else self.river_aggressor,
+        )
         self.emit.event("showdown", order=order, rule="16" if self.tabled else "17-A")
 
     def pot_pushed(self, t: float) -> None:

@@ -20,6 +20,7 @@ __all__ = [
     "limit_bet_size",
     "limit_raise_cap",
     "seats_left_of_button",
+    "showdown_order",
     "street_order",
     "substantial_action",
     "substantial_action_out_of_turn",
@@ -114,6 +115,22 @@ def street_order(
 def limit_bet_size(street: Street, big_blind: int) -> int:
     """Fixed-limit bet size: the big blind preflop and on the flop, double on turn and river."""
     return big_blind if street in ("preflop", "flop") else 2 * big_blind
+
+
+def showdown_order(live: Iterable[int], button: int, *, aggressor: int | None) -> list[int]:
+    """Rule 17-A: the order hands are shown in at showdown.
+
+    ``aggressor`` shows first: under TDA 2019 the last aggressor on the final betting round;
+    a house may name the last bet or raise of the hand (Casinos Austria art. 14, "Showdown
+    (1)": "chi ha fatto l'ultima azione (puntare o rilanciare)"). With none (or folded) the
+    first live seat left of the button starts, clockwise (17-A; the house text gives no order
+    there).
+    """
+    order = seats_left_of_button(sorted(live), button)
+    if aggressor is not None and aggressor in order:
+        i = order.index(aggressor)
+        order = order[i:] + order[:i]
+    return order
 
 
 def limit_raise_cap(players: int, house_cap: int = 3) -> int | None:

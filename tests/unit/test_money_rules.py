@@ -357,3 +357,38 @@ def test_rule_51B_a_forfeited_undercall_keeps_the_phh_starting_stacks() -> None:
     assert phh.problem is None and phh.text is not None
     assert "starting_stacks = [10000, 10000, 10000, 10000]" in phh.text
     assert "undercall forfeited (rule 51-B): seat 4, 100" in phh.text
+
+
+def _turn_bet_river_checked(profile: str) -> dict[str, Any]:
+    """Three players, the button on seat 3: seat 2 bets the turn, the river is checked."""
+    table = Table(seats=(1, 2, 3), button=3, profile=profile)
+    table.shuffle()
+    table.push(1, 25, 25)
+    table.push(2, 100)
+    table.deal({1: ["2h", "3h"], 2: ["4d", "5d"], 3: ["6c", "7c"]})
+    table.push(3, 100)
+    table.push(1, 50)
+    table.button("check")
+    table.board("Ah", "Kc", "9d", burn="2c")
+    for _ in range(3):
+        table.button("check")
+    table.board("8s", burn="3c")
+    table.button("check")
+    table.push(2, 100)
+    table.push(3, 100)
+    table.push(1, 100)
+    table.board("Qd", burn="4c")
+    for _ in range(3):
+        table.button("check")
+    (showdown,) = table.events("showdown")
+    return showdown
+
+
+def test_rule_17A_tda_no_bet_on_the_river_the_first_seat_left_of_the_button_shows() -> None:
+    assert _turn_bet_river_checked("tda-2019")["order"] == [1, 2, 3]
+
+
+def test_rule_17A_casinos_austria_art_14_the_hands_last_aggressor_shows_first() -> None:
+    showdown = _turn_bet_river_checked("casinos-austria")
+    assert showdown["order"] == [2, 3, 1]
+    assert (showdown["rule"], showdown["profile_rule"]) == ("17-A", "art. 14 (Showdown (1))")
