@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Literal, Protocol
+from typing import Any, Literal, Protocol
 
 from controller.engine.ports import Emitter
 from controller.engine.positions import Positions
@@ -118,6 +118,9 @@ class HandBetting:
         self.rake = 0  # the house's rake taken from this hand's pots, once awarded
         # Undercalls left to the floor (51-B): seat -> the chips put out, forfeited on a fold.
         self.undercalls: dict[int, int] = {}
+        # Chips still owed on a counted action (the `action` event's `owed`): seat -> (street
+        # index, chips). They are absorbed as they come, not read as a new push.
+        self.owing: dict[int, tuple[int, int]] = {}
         self.live: set[int] = set(dealt_in)
         self.contrib: dict[int, int] = {s: 0 for s in dealt_in}
         self.zones: dict[int, Zone] = {s: Zone() for s in dealt_in}
@@ -463,6 +466,17 @@ class HandBetting:
             # A settled chip nudged out of the zone and back (not the seat's turn): no bet.
             zone.chips[uid] = zone.nudged.pop(uid)
             return
+        street, owed = self.owing.get(seat, (0, 0))
+        if 0 < value <= owed:
+            # Chips the seat still owed on an action already counted (an undercall completed,
+            # a raise held to a full one): they pay what is owed, they are no new push.
+            if owed > value:
+                self.owing[seat] = (street, owed - value)
+            else:
+                del self.owing[seat]
+            if street == self.street_i and self.round is not None:
+                zone.chips[uid] = value
+            return
         zone.pending[uid] = value
         zone.last_t = t
         self.unsettled.add(seat)
@@ -559,6 +573,14 @@ class HandBetting:
             return
         self.undercalls.pop(seat, None)
         self._record(action, before)
+        # An undercall made a full call (51-B): the rest of the call is still owed.
+        owed = (
+            max(0, action.total - sum(self.zones[seat].chips.values()))
+            if ruling.kind == "undercall"
+            else ruling.owed
+        )
+        if owed:
+            self.owing[seat] = (self.street_i, owed)
         self.emit.event(
             "action",
             seat=seat,
@@ -566,10 +588,7 @@ class HandBetting:
             amount=action.total,
             rule=action.rule,
             change=ruling.change,
-            # An undercall made a full call (51-B): the rest of the call is still owed.
-            owed=max(0, action.total - sum(self.zones[seat].chips.values()))
-            if ruling.kind == "undercall"
-            else ruling.owed,
+            owed=owed,
             declared=declared,
         )
         self._after_change(t)
@@ -791,6 +810,7 @@ class HandBetting:
         self.declared = {}
         self.held = {}
         self.undercalls = {}
+        self.owing = {}
         self.actions = []
         self._sa = (0, False)
         self.street_i = 0
@@ -952,7 +972,9 @@ class HandBetting:
             eligible = pots[a.pot_index].eligible
             # Under a house that takes a rake, `amount` is the pot and `rake` what the house
             # took from it: the shares are net of it.
-            money = {"rake": raked[a.pot_index]} if self.profile.rake is not None else {}
+            money: dict[str, Any] = {}
+            if self.profile.rake is not None:
+                money = {"rake": raked[a.pot_index], "house_rule": "rake"}
             self.emit.event(
                 "pot_awarded",
                 pot=a.pot_index,

@@ -135,6 +135,9 @@ def test_rule_51B_campione_dead_money_an_undercall_is_always_completed() -> None
     last = table.events("action")[-1]
     assert (last["seat"], last["action"], last["amount"], last["owed"]) == (4, "call", 300, 200)
     assert last["profile_rule"] == 'sez. "Dead Money"'
+    table.push(4, 100, 100)  # the rest of the call comes out: it pays what is owed
+    assert table.events("out_of_turn") == []
+    assert table.state["to_act"] == 1 and table.stacks()[4] == 10_000 - 300
 
 
 def _limit_heads_up_in_hand(profile: str = "tda-2019", *, event_heads_up: bool = False) -> Table:
