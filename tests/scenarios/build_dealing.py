@@ -213,13 +213,9 @@ def _35c_next_hand(t: Trace) -> Trace:
     t.street(FLOP, "2d").checks(3).street(["Qh"], "3h").checks(3).street(["8d"], "4h").checks(3)
     t.collect().shuffler()
     t.button_seat = 1
-    return (
-        t.push(2, 100)
-        .push(3, 200)
-        .deal(
-            {2: ["Ac", "Kc"], 3: ["Qs", "Js"], 4: ["Tc", "Ts"], 5: ["9h", "9d"], 1: ["7d", "2s"]},
-            button=1,
-        )
+    return t.push(2, 100).push(3, 200).deal(
+        {2: ["Ac", "Kc"], 3: ["Qs", "Js"], 4: ["Tc", "Ts"], 5: ["9h", "9d"], 1: ["7d", "2s"]},
+        button=1,
     )
 
 
@@ -734,7 +730,9 @@ def build() -> None:
         "RP-5-A: the flop is dealt before the pre-flop betting ends; the burn stays, the flop "
         "goes back, the stub is reshuffled, a new flop comes without a burn.",
         lambda t: (
-            t.expect(type="premature_card", street="flop", rule="RP-5A", cards=["Ks", "Kd", "3s"])
+            t.expect(
+                type="premature_card", street="flop", rule="RP-5A", cards=["Ks", "Kd", "3s"]
+            )
             .expect(type="procedure_completed", procedure="premature_card", rule="RP-5A")
             .shuffler()
             .blinds()
@@ -983,20 +981,18 @@ def build() -> None:
         "profile_campione_one_extra_card_is_not_a_misdeal",
         "Campione (004:10): only two or more extra cards are a misdeal. One extra card is no "
         "misdeal; the text says no more, so the floor is called and rules (rule 1).",
-        lambda t: (
-            t.expect(type="procedure_required", procedure="floor_call", rule="35A")
-            .expect(type="floor_ruling", closed=["floor_call"])
-            .expect(type="board_dealt", street="flop")
-            .shuffler()
-            .blinds()
-            .deal(HOLE)
-            .card("seat2", "3h")
-            .badge(GIULIA)
-            .press("floor")
-            .move("3h", "muck")
-            .preflop_calls()
-            .street(FLOP, "2d")
-        ),
+        lambda t: t.expect(type="procedure_required", procedure="floor_call", rule="35A")
+        .expect(type="floor_ruling", closed=["floor_call"])
+        .expect(type="board_dealt", street="flop")
+        .shuffler()
+        .blinds()
+        .deal(HOLE)
+        .card("seat2", "3h")
+        .badge(GIULIA)
+        .press("floor")
+        .move("3h", "muck")
+        .preflop_calls()
+        .street(FLOP, "2d"),
         _clean,
         muck_differs=["3h"],  # the extra card, taken back to the muck
         profile="campione",
@@ -1019,21 +1015,12 @@ def build() -> None:
         "profile_campione_straddle_acts_last_preflop",
         "Campione, Puntate aggiuntive (004:8): the seat left of the big blind straddles twice "
         "the big blind before the cards and acts last pre-flop, with the option to raise.",
-        lambda t: (
-            t.expect(type="posted", seat=3, blind="straddle", amount=200)
-            .expect(type="action", seat=4, action="call", amount=200)
-            .expect(type="action", seat=3, action="check", amount=200)
-            .expect(type="board_dealt", street="flop")
-            .shuffler()
-            .blinds()
-            .push(3, 100, 100)
-            .deal(HOLE)
-            .push(4, 100, 100)
-            .push(1, 100, 50)
-            .push(2, 100)
-            .press("check")
-            .street(FLOP, "2d")
-        ),
+        lambda t: t.expect(type="posted", seat=3, blind="straddle", amount=200)
+        .expect(type="action", seat=4, action="call", amount=200)
+        .expect(type="action", seat=3, action="check", amount=200)
+        .expect(type="board_dealt", street="flop")
+        .shuffler().blinds().push(3, 100, 100).deal(HOLE)
+        .push(4, 100, 100).push(1, 100, 50).push(2, 100).press("check").street(FLOP, "2d"),
         None,
         profile="campione",
     )
