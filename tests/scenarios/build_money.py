@@ -44,11 +44,6 @@ def _pot_pushed(t: Trace) -> Trace:
     return t.add(event="tag_out", antenna="pot", chip="pot0", value=1)
 
 
-def _next_hand(t: Trace) -> Trace:
-    """The cards go back and the next hand starts: the hand before is completed."""
-    return t.collect().shuffler()
-
-
 def _checked_down_split(t: Trace) -> Trace:
     """Three seats, the button on 3: the small blind folds its 50, the big blind and the
     button check it down on a royal flush board and split 250."""
@@ -69,7 +64,7 @@ def _raked_hand(t: Trace) -> Trace:
     t.shuffler().blinds().deal(HOLE).preflop_calls().street(FLOP, "2d").checks(2)
     t.push(3, 100, 100, 100).push(4, 100, 100, 100).fold(1).fold(2)
     t.street(["8h"], "3c").checks(2).street(["Jh"], "4d").checks(2)
-    return _next_hand(_pot_pushed(t))
+    return _pot_pushed(t)
 
 
 def build() -> None:
