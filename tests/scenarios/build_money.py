@@ -21,6 +21,11 @@ HOLE3 = {1: ["2h", "3h"], 2: ["4d", "5d"], 3: ["6c", "7c"]}  # three seats, the 
 CHIP_TRACES = ("chip_read_in_two_bet_zones_counted_once",)
 
 
+def _three_seats(title: str, **kw: Any) -> Trace:
+    """A trace with three players, the button on seat 3."""
+    return Trace(title, players=3, button=3, **kw)
+
+
 def _raise_to_300_then_undercall(t: Trace) -> Trace:
     """Seat 3 raises to 300 over the big blind; the button puts out 100 silently."""
     return t.shuffler().blinds().deal(HOLE).push(3, 100, 100, 100).push(4, 100)
@@ -79,52 +84,56 @@ def build() -> None:
     _blinds_finish_preflop(_raise_to_300_then_undercall(t).fold(4))
     t.write("rule_51B_preflop_undercall_of_a_raise_the_floor_allows_the_fold")
 
-    t = Trace(
-        "Venezia art. 30A is rule 51-B: the big blind is the pre-flop opener, an undercall of a "
-        "raise multi-way goes to the floor. The floor rules a full call: the rest comes out.",
-        profile="venezia",
-    )
-    t.expect(type="floor_needed", seat=4, rule="51-B", profile_rule="art. 30A")
-    t.expect(type="action", seat=4, action="call", amount=300, rule=None)
-    _blinds_finish_preflop(_raise_to_300_then_undercall(t).push(4, 100, 100))
-    t.write("rule_51B_venezia_art_30A_preflop_undercall_the_floor_rules_a_full_call")
+    # The button completes the call: a full call the floor ruled (Venezia), or one the
+    # house's text makes mandatory (Campione).
+    completed = {
+        "rule_51B_venezia_art_30A_preflop_undercall_the_floor_rules_a_full_call": (
+            "Venezia art. 30A is rule 51-B: the big blind is the pre-flop opener, an undercall "
+            "of a raise multi-way goes to the floor. The floor rules a full call: the rest "
+            "comes out.",
+            "venezia",
+            [
+                {"type": "floor_needed", "seat": 4, "rule": "51-B", "profile_rule": "art. 30A"},
+                {"type": "action", "seat": 4, "action": "call", "amount": 300, "rule": None},
+            ],
+        ),
+        "profile_campione_dead_money_undercall_is_completed": (
+            'Campione, "Dead Money": an insufficient bet must be completed to a call; the '
+            "floor is offered no fold. The rest of the call comes out and is no new push.",
+            "campione",
+            [
+                {"type": "action", "seat": 4, "action": "call", "amount": 300, "rule": "51-B"}
+                | {"owed": 200},
+                {"type": "action", "seat": 1, "action": "call", "amount": 300},
+            ],
+        ),
+    }
+    for name, (title, profile, expects) in completed.items():
+        t = Trace(title, profile=profile)
+        for expect in expects:
+            t.expect(**expect)
+        _blinds_finish_preflop(_raise_to_300_then_undercall(t).push(4, 100, 100)).write(name)
 
-    t = Trace(
-        'Campione, "Dead Money": an insufficient bet must be completed to a call; the floor '
-        "is offered no fold. The rest of the call comes out and is no new push.",
-        profile="campione",
-    )
-    t.expect(type="action", seat=4, action="call", amount=300, rule="51-B", owed=200)
-    t.expect(type="action", seat=1, action="call", amount=300)
-    _blinds_finish_preflop(_raise_to_300_then_undercall(t).push(4, 100, 100))
-    t.write("profile_campione_dead_money_undercall_is_completed")
-
-    t = Trace(
+    t = _three_seats(
         "Rule 48: in fixed limit the cap (a bet and three raises) holds even heads-up in the "
         "hand, until the event is down to two players: the fourth raise is a call.",
-        players=3,
-        button=3,
         game="flhe",
     )
     t.expect(type="action", seat=2, action="call", amount=400, rule="48", change=100)
     _limit_blinds_raise_four_times(t).write("rule_48_limit_cap_holds_heads_up_in_the_hand")
 
-    t = Trace(
+    t = _three_seats(
         "Rule 48: once the room says the event is down to two players (`level` with "
         "`event_heads_up`), the cap is lifted: the fourth raise stands.",
-        players=3,
-        button=3,
         game="flhe",
     )
     t.cmd("level", small_blind=50, big_blind=100, ante=0, event_heads_up=True)
     t.expect(type="action", seat=2, action="raise", amount=500)
     _limit_blinds_raise_four_times(t).write("rule_48_limit_cap_lifted_once_the_event_is_heads_up")
 
-    t = Trace(
+    t = _three_seats(
         "Casinos Austria art. 12: in limit games three raises per round, no cap once only two "
         "players are left in the hand: the fourth raise stands.",
-        players=3,
-        button=3,
         profile="casinos-austria",
         game="flhe",
     )
@@ -133,21 +142,17 @@ def build() -> None:
         "profile_casinos_austria_limit_cap_lifted_heads_up_in_the_hand"
     )
 
-    t = Trace(
+    t = _three_seats(
         "Rule 20 / Casinos Austria art. 32: a split pot is divided only down to the blind "
         "(50); the odd unit goes to the first winner left of the button. TDA splits 125/125.",
-        players=3,
-        button=3,
         profile="casinos-austria",
     )
     t.expect(type="pot_awarded", shares={"2": 150, "3": 100}, rule="20-A")
     _checked_down_split(t).write("profile_casinos_austria_split_pot_divided_down_to_the_blind")
 
-    t = Trace(
+    t = _three_seats(
         "Rule 17-A / Casinos Austria art. 14: the last to bet or raise shows first, even when "
         "the river was checked (TDA: the first seat left of the button).",
-        players=3,
-        button=3,
         profile="casinos-austria",
     )
     t.expect(type="showdown", order=[2, 3, 1], rule="17-A")

@@ -24,6 +24,17 @@ def _preflop(profile: str = "tda-2019", **kw: Any) -> Table:
     return table
 
 
+def _on_the_flop(profile: str = "tda-2019") -> Table:
+    """Everyone calls the big blind, the big blind checks: 400 in the pot, the flop dealt."""
+    table = _preflop(profile)
+    table.push(3, 100)
+    table.push(4, 100)
+    table.push(1, 50)
+    table.button("check")
+    table.board("Td", "5s", "4c", burn="2d")
+    return table
+
+
 def _floor_needed(table: Table) -> list[dict[str, Any]]:
     return [a for a in table.alerts() if a["type"] == "floor_needed"]
 
@@ -81,12 +92,7 @@ def test_rule_51B_preflop_undercall_of_the_big_blind_is_a_full_call() -> None:
 
 
 def test_rule_51B_postflop_undercall_of_the_opening_bet_is_a_full_call() -> None:
-    table = _preflop()
-    table.push(3, 100)
-    table.push(4, 100)
-    table.push(1, 50)
-    table.button("check")
-    table.board("Td", "5s", "4c", burn="2d")
+    table = _on_the_flop()
     table.push(1, 500)  # seat 1 opens for 500 (rule 51 example 2)
     table.push(2, 100)  # seat 2 silently puts out 100
     assert _floor_needed(table) == []
@@ -94,12 +100,7 @@ def test_rule_51B_postflop_undercall_of_the_opening_bet_is_a_full_call() -> None
 
 
 def test_rule_51B_postflop_undercall_of_a_raise_multiway_is_the_floors_discretion() -> None:
-    table = _preflop()
-    table.push(3, 100)
-    table.push(4, 100)
-    table.push(1, 50)
-    table.button("check")
-    table.board("Td", "5s", "4c", burn="2d")
+    table = _on_the_flop()
     table.push(1, 100)  # seat 1 opens for 100 (rule 51 example 1)
     table.push(2, 100, 100, 100, 100)  # seat 2 raises to 400
     table.push(3, 100)  # seat 3 puts out 100: not the opener, multi-way
@@ -157,17 +158,9 @@ def _limit_heads_up_in_hand(profile: str = "tda-2019", *, event_heads_up: bool =
 
 
 def _level_event_heads_up(table: Table) -> list[Event]:
-    return [
-        ev(
-            t=table.step(),
-            event="command",
-            name="level",
-            small_blind=50,
-            big_blind=100,
-            ante=0,
-            event_heads_up=True,
-        )
-    ]
+    """The room's `level` command saying the event is down to two players (rule 48)."""
+    level = {"small_blind": 50, "big_blind": 100, "ante": 0, "event_heads_up": True}
+    return [ev(t=table.step(), event="command", name="level", **level)]
 
 
 def test_rule_48_the_cap_holds_heads_up_in_the_hand() -> None:
@@ -190,18 +183,24 @@ def test_rule_48_the_cap_is_lifted_once_the_room_says_the_event_is_heads_up() ->
     assert table.state["level"]["event_heads_up"] is True
 
 
-ROYAL = ["As", "Ks", "Qs", "Js", "Ts"]  # the board plays: every live hand ties
+ROYAL = ["As", "Ks", "Qs", "Js", "Ts"]
 
 
-def _split_pot(profile: str) -> Table:
-    """Three players, the button on seat 3: the small blind folds its 50 pre-flop, the big
-    blind and the button check it down on a royal flush board and split 250."""
+def _three_seats_called(profile: str) -> Table:
+    """Three players, the button on seat 3: blinds posted, cards dealt, the button calls."""
     table = Table(seats=(1, 2, 3), button=3, profile=profile)
     table.shuffle()
     table.push(1, 25, 25)
     table.push(2, 100)
     table.deal({1: ["2h", "3h"], 2: ["4d", "5d"], 3: ["6c", "7c"]})
     table.push(3, 100)
+    return table  # the board plays: every live hand ties
+
+
+def _split_pot(profile: str) -> Table:
+    """Three players, the button on seat 3: the small blind folds its 50 pre-flop, the big
+    blind and the button check it down on a royal flush board and split 250."""
+    table = _three_seats_called(profile)
     table.fold(1)
     table.button("check")
     table.board(*ROYAL[:3], burn="2c")
@@ -232,18 +231,14 @@ def test_rule_20_casinos_austria_art_32_divides_only_down_to_the_blind() -> None
 
 
 def _campione_hand(*, fold_preflop: bool = False) -> Table:
-    table = _preflop("campione")
     if fold_preflop:
+        table = _preflop("campione")
         table.push(3, 100, 100, 100)
         table.fold(4)
         table.fold(1)
         table.fold(2)
         return table
-    table.push(3, 100)
-    table.push(4, 100)
-    table.push(1, 50)
-    table.button("check")  # 400 in the pot
-    table.board("Td", "5s", "4c", burn="2d")
+    table = _on_the_flop("campione")  # 400 in the pot
     table.button("check")
     table.button("check")
     table.push(3, 100, 100, 100)  # 300 on the flop, called by the button only
@@ -364,12 +359,7 @@ def test_rule_51B_a_forfeited_undercall_keeps_the_phh_starting_stacks() -> None:
 
 def _turn_bet_river_checked(profile: str) -> dict[str, Any]:
     """Three players, the button on seat 3: seat 2 bets the turn, the river is checked."""
-    table = Table(seats=(1, 2, 3), button=3, profile=profile)
-    table.shuffle()
-    table.push(1, 25, 25)
-    table.push(2, 100)
-    table.deal({1: ["2h", "3h"], 2: ["4d", "5d"], 3: ["6c", "7c"]})
-    table.push(3, 100)
+    table = _three_seats_called(profile)
     table.push(1, 50)
     table.button("check")
     table.board("Ah", "Kc", "9d", burn="2c")
