@@ -7,6 +7,8 @@ from __future__ import annotations
 from typing import Any
 
 from controller.phh import HandMessages, build_phh
+from controller.rules.betting import house_raise_cap
+from controller.rules.chips import facing_opening_bet, undercall_ruling
 from controller.rules.pots import Pot, division_unit, split_pot, take_rake
 from controller.trace import Event
 from tests.engine_helpers import Table, ev
@@ -385,3 +387,20 @@ def test_rule_17A_casinos_austria_art_14_the_hands_last_aggressor_shows_first() 
     showdown = _turn_bet_river_checked("casinos-austria")
     assert showdown["order"] == [2, 3, 1]
     assert (showdown["rule"], showdown["profile_rule"]) == ("17-A", "art. 14 (Showdown (1))")
+
+
+def test_rule_51B_facing_the_opening_bet_preflop_means_facing_the_big_blind() -> None:
+    assert facing_opening_bet(0, preflop=True)  # the posted big blind is the opener
+    assert not facing_opening_bet(1, preflop=True)  # a raise over it
+    assert facing_opening_bet(1, preflop=False)  # after the flop the first bet opens
+    assert not facing_opening_bet(2, preflop=False)
+    assert undercall_ruling(heads_up=False, facing_opening_bet=False) == "td"
+    assert undercall_ruling(heads_up=False, facing_opening_bet=False, always_full_call=True) == (
+        "full_call"
+    )
+
+
+def test_rule_48_house_raise_cap_until_the_event_is_heads_up() -> None:
+    assert house_raise_cap(house_cap=None, event_heads_up=False) == 3
+    assert house_raise_cap(house_cap=4, event_heads_up=False) == 4
+    assert house_raise_cap(house_cap=3, event_heads_up=True) is None
