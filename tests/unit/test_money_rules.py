@@ -6,12 +6,13 @@ from __future__ import annotations
 
 from typing import Any
 
+from controller.engine.checkpoint import checkpoint, restore
 from controller.phh import HandMessages, build_phh
 from controller.rules.betting import house_raise_cap
 from controller.rules.chips import facing_opening_bet, undercall_ruling
 from controller.rules.pots import Pot, division_unit, split_pot, take_rake
 from controller.trace import Event
-from tests.engine_helpers import Table, ev
+from tests.engine_helpers import Table, ev, new_engine, run
 
 HOLE4 = {1: ["Ah", "Kh"], 2: ["Qd", "Jd"], 3: ["9s", "9c"], 4: ["7h", "2c"]}
 
@@ -404,3 +405,21 @@ def test_rule_48_house_raise_cap_until_the_event_is_heads_up() -> None:
     assert house_raise_cap(house_cap=None, event_heads_up=False) == 3
     assert house_raise_cap(house_cap=4, event_heads_up=False) == 4
     assert house_raise_cap(house_cap=3, event_heads_up=True) is None
+
+
+def test_chip_read_in_two_places_between_hands_survives_a_checkpoint() -> None:
+    table = Table(seats=(1, 2, 3), button=3)
+    _chip(table, "tag_in", "bet1", "c500", 25)  # the small blind put out before the hand
+    _chip(table, "tag_in", "bet2", "c500", 25)  # and read in the next zone too
+    state = checkpoint(table.engine)
+    assert state["chips"] == {"at": {"c500": ["bet1", "bet2"]}, "values": {"c500": 25}}
+    restored = new_engine(9)
+    restore(restored, state)
+    assert checkpoint(restored) == state
+    left = [ev(t=table.step(), event="tag_out", antenna="bet1", chip="c500", value=25)]
+    assert [m.payload for m in run(restored, left)] == [m.payload for m in table.do(*left)]
+    # It left seat 1's zone: it counts in seat 2's, where it is still read, in both engines.
+    for engine in (restored, table.engine):
+        assert {s: z for s, z in engine.early_chips.items() if z} == {2: {"c500": 25}}
+    start = [ev(t=table.step(), event="button", name="shuffler")]
+    assert [m.payload for m in run(restored, start)] == [m.payload for m in table.do(*start)]
