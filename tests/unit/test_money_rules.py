@@ -4,8 +4,12 @@ Casinos Austria art. 32)."""
 
 from __future__ import annotations
 
+import contextlib
+import io
+from pathlib import Path
 from typing import Any
 
+from controller.cli import main
 from controller.engine.checkpoint import checkpoint, restore
 from controller.phh import HandMessages, build_phh
 from controller.rules.betting import house_raise_cap
@@ -423,3 +427,15 @@ def test_chip_read_in_two_places_between_hands_survives_a_checkpoint() -> None:
         assert {s: z for s, z in engine.early_chips.items() if z} == {2: {"c500": 25}}
     start = [ev(t=table.step(), event="button", name="shuffler")]
     assert [m.payload for m in run(restored, start)] == [m.payload for m in table.do(*start)]
+
+
+def test_rule_48_replay_game_option_plays_fixed_limit_and_refuses_an_unknown_game() -> None:
+    root = Path(__file__).resolve().parents[2]
+    trace = root / "tests" / "scenarios" / "rule_48_limit_cap_holds_heads_up_in_the_hand.jsonl"
+    config = root / "examples" / "sim-table.toml"
+    for game, code in (("flhe", 0), ("xx", 2)):
+        out, err = io.StringIO(), io.StringIO()
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            got = main(["replay", str(trace), "--config", str(config), "--game", game])
+        assert got == code
+    assert "'xx' is not one of nlhe, plhe, flhe" in err.getvalue()
