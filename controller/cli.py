@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from controller.config import BrokerConfig, Config, load_config
+from controller.config import BrokerConfig, Config, load_config, with_game
 from controller.errors import TableError
 from controller.trace import Badge, Event, load_trace
 
@@ -37,14 +37,18 @@ def _config(path: Path | None, profile: str | None = None) -> Config:
 
 
 def cmd_replay(args: argparse.Namespace) -> int:
-    """`tablectl replay TRACE --config FILE [--profile NAME]`."""
+    """`tablectl replay TRACE --config FILE [--profile NAME] [--game GAME]`."""
     from controller.replay import replay_path
 
     config = _config(args.config)
-    # Another profile changes what the engine says (house rule numbers): nothing to verify.
-    verify = args.profile in (None, config.rules.profile)
-    if not verify:
+    # Another profile or game changes what the engine says: nothing to verify.
+    verify = args.profile in (None, config.rules.profile) and args.game in (
+        None,
+        config.rules.game,
+    )
+    if args.profile not in (None, config.rules.profile):
         config = _config(args.config, args.profile)
+    config = with_game(config, args.game)
     result = replay_path(config, args.trace, sys.stdout, verify=verify)
     for problem in result.mismatches:
         print(f"replay: differs from the journal: {problem}", file=sys.stderr)
@@ -371,6 +375,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--config", type=Path, required=True)
     p.add_argument("--profile", default=None)
+    p.add_argument("--game", default=None, help="nlhe, plhe or flhe instead of [rules] game")
     p.set_defaults(func=cmd_replay)
 
     p = sub.add_parser("export-phh", help="PHH hand histories of a journal or trace")

@@ -8,7 +8,7 @@ import os
 import re
 import ssl
 import tomllib
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -791,6 +791,18 @@ def _load_sim(path: Path, data: dict[str, Any], base: Path) -> SimConfig:
         raise s.error("speed", f"{speed:g} must be greater than 0")
     hands = s.int_("hands", _SIM.hands, lo=0)
     return SimConfig(script=script, speed=speed, hands=hands)
+
+
+def with_game(config: Config, game: str | None) -> Config:
+    """The configuration playing ``game`` instead of [rules] game (the CLI's --game)."""
+    if game is None:
+        return config
+    if game not in GAMES:
+        raise ConfigError(
+            f"{config.path}: --game (overrides [rules] game): {game!r} is not one of "
+            f"{', '.join(GAMES)}"
+        )
+    return replace(config, rules=replace(config.rules, game=game))
 
 
 def load_config(path: Path, *, profile_override: str | None = None) -> Config:

@@ -236,6 +236,14 @@ class _Builder:
         if kind == "fold":
             word = "f"
             self.folded.add(seat)
+            # An undercall the floor let fold (rule 51-B): its chips stay in the pot. PHH has
+            # no such action: they are written as the seat's ante (dead money in the pot, so
+            # every stack replays exactly), and a ruling says so.
+            forfeited = int(e.get("forfeited") or 0)
+            if forfeited:
+                self.contrib_ante[seat] += forfeited
+                self.antes[i] += forfeited
+                self.rulings.append(f"undercall forfeited (rule 51-B): seat {seat}, {forfeited}")
         elif kind in ("check", "call") or (kind == "allin" and amount <= self.level):
             word = "cc"
             totals[seat] = amount if kind != "check" else totals[seat]
@@ -440,6 +448,9 @@ class _Builder:
             ("_last_seq", last),
             ("_button_seat", self.button),
         ]
+        rake = sum(put_in.values()) - sum(wins.values()) - sum(returned.values())
+        if rake > 0:  # the house's rake (campione): PHH has no field for it
+            fields.append(("_rake", rake))
         if self.errors:
             fields.append(("_dealing_errors", self.errors))
         if self.rulings:

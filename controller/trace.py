@@ -83,7 +83,7 @@ _COMMAND_FIELDS: dict[str, dict[str, type]] = {
     "draw": {"purpose": str, "pick": int, "of": int},
 }
 _COMMAND_OPTIONAL: dict[str, dict[str, type]] = {
-    "level": {"level": int, "bb_ante": bool, "announced": float},
+    "level": {"level": int, "bb_ante": bool, "announced": float, "event_heads_up": bool},
     "away": {"away": bool},
     "seat": {"player_id": str},
     "pause": {"reason": str},

@@ -12,8 +12,8 @@ arrival time minus trace time `t`) plus `t`.
   a table change) or there is none;
 - hands per hour: 3600 x hands / their table time;
 - misdeals, four-card flops, premature cards per 100 hands: 100 x events / hands;
-- rake: chips put in that no pot paid back (0 while the engine takes no rake), by table and
-  day.
+- rake: the hand's `hand_completed.rake` (under a raking profile such as `campione`), else
+  the chips put in that no pot paid back; summed by table and day or shift.
 """
 
 from __future__ import annotations

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import Any, Literal, Protocol
 
 from controller.engine.ports import Emitter
 from controller.engine.positions import Positions
@@ -14,15 +14,17 @@ from controller.rules.betting import (
     Action,
     BettingRound,
     HeldAction,
+    house_raise_cap,
     limit_bet_size,
-    limit_raise_cap,
     seats_left_of_button,
+    showdown_order,
     street_order,
     substantial_action,
 )
-from controller.rules.chips import Declared, PushRuling, undercall_ruling
+from controller.rules.chips import Declared, PushRuling, facing_opening_bet, undercall_ruling
 from controller.rules.handeval import HandRank, describe, evaluate
-from controller.rules.pots import Pot, award, build_pots, uncalled
+from controller.rules.pots import Pot, award, build_pots, division_unit, take_rake, uncalled
+from controller.rules.profiles import PROFILES, Profile, rake_amount
 
 STRUCTURES = {"nlhe": "nl", "plhe": "pl", "flhe": "fl"}
 STREETS = ("preflop", "flop", "turn", "river")
@@ -98,6 +100,8 @@ class HandBetting:
         board: Callable[[], list[str]],
         odd_unit: int = 1,
         straddle_multiple: int = 0,
+        profile: Profile = PROFILES["tda-2019"],
+        event_heads_up: bool = False,
     ) -> None:
         self.emit = emit
         self.seats = seats
@@ -109,6 +113,14 @@ class HandBetting:
         self.hole = hole
         self.board = board
         self.odd_unit = odd_unit
+        self.profile = profile
+        self.event_heads_up = event_heads_up  # rule 48: the event is down to two players
+        self.rake = 0  # the house's rake taken from this hand's pots, once awarded
+        # Undercalls left to the floor (51-B): seat -> the chips put out, forfeited on a fold.
+        self.undercalls: dict[int, int] = {}
+        # Chips still owed on a counted action (the `action` event's `owed`): seat -> (street
+        # index, chips). They are absorbed as they come, not read as a new push.
+        self.owing: dict[int, tuple[int, int]] = {}
         self.live: set[int] = set(dealt_in)
         self.contrib: dict[int, int] = {s: 0 for s in dealt_in}
         self.zones: dict[int, Zone] = {s: Zone() for s in dealt_in}
@@ -122,6 +134,7 @@ class HandBetting:
         self.tabled = False
         self.shown: set[int] = set()
         self.river_aggressor: int | None = None
+        self.last_aggressor: int | None = None  # the hand's last bet or raise, any street
         self.owed = self._forced_bets()
         self.posted: dict[int, int] = {s: 0 for s in dealt_in}
         self.antes = 0
@@ -347,7 +360,10 @@ class HandBetting:
             blind_level=blind_level,
             big_blind_seat=big_blind_seat,
             bet_unit=limit_bet_size(street, bb) if self.structure == "fl" else None,  # type: ignore[arg-type]
-            raise_cap=limit_raise_cap(len(self.live)),
+            raise_cap=house_raise_cap(
+                house_cap=self.profile.limit_raise_cap, event_heads_up=self.event_heads_up
+            ),
+            cap_lifted_heads_up=self.profile.limit_cap_lifted_heads_up_in_hand,
             last_full_raise=last_full_raise,
         )
 
@@ -450,6 +466,17 @@ class HandBetting:
             # A settled chip nudged out of the zone and back (not the seat's turn): no bet.
             zone.chips[uid] = zone.nudged.pop(uid)
             return
+        street, owed = self.owing.get(seat, (0, 0))
+        if 0 < value <= owed:
+            # Chips the seat still owed on an action already counted (an undercall completed,
+            # a raise held to a full one): they pay what is owed, they are no new push.
+            if owed > value:
+                self.owing[seat] = (street, owed - value)
+            else:
+                del self.owing[seat]
+            if street == self.street_i and self.round is not None:
+                zone.chips[uid] = value
+            return
         zone.pending[uid] = value
         zone.last_t = t
         self.unsettled.add(seat)
@@ -534,16 +561,8 @@ class HandBetting:
         declared = self.declared.get(seat)
         try:
             if ruling.kind == "undercall":
-                opened = sum(1 for a in rnd.actions if a.kind in ("bet", "raise")) <= 1
-                decision = undercall_ruling(heads_up=len(rnd.live) == 2, facing_opening_bet=opened)
-                if decision == "td":
-                    self.emit.alert(
-                        "floor_needed",
-                        "critical",
-                        f"seat {seat} undercalled: the floor decides a full call or a fold",
-                        seat=seat,
-                        rule="51-B",
-                    )
+                if self._undercall(seat, rnd, ruling, before) == "td":
+                    return  # the floor's discretion: the seat's turn waits for it
                 action = rnd.call(seat, rule="51-B")
             else:
                 action = rnd.apply(seat, ruling)
@@ -552,7 +571,16 @@ class HandBetting:
                 "push_refused", "warning", f"seat {seat}: {exc}", seat=seat, rule=exc.rule
             )
             return
+        self.undercalls.pop(seat, None)
         self._record(action, before)
+        # An undercall made a full call (51-B): the rest of the call is still owed.
+        owed = (
+            max(0, action.total - sum(self.zones[seat].chips.values()))
+            if ruling.kind == "undercall"
+            else ruling.owed
+        )
+        if owed:
+            self.owing[seat] = (self.street_i, owed)
         self.emit.event(
             "action",
             seat=seat,
@@ -560,13 +588,42 @@ class HandBetting:
             amount=action.total,
             rule=action.rule,
             change=ruling.change,
-            # An undercall made a full call (51-B): the rest of the call is still owed.
-            owed=max(0, action.total - sum(self.zones[seat].chips.values()))
-            if ruling.kind == "undercall"
-            else ruling.owed,
+            owed=owed,
             declared=declared,
         )
         self._after_change(t)
+
+    def _undercall(
+        self, seat: int, rnd: BettingRound, ruling: PushRuling, before: int
+    ) -> Literal["full_call", "td"]:
+        """Rule 51-B: a mandatory full call heads-up or facing the opener (in blind games the
+        big blind pre-flop); otherwise the floor's discretion, both choices named. A house
+        whose text always makes it a call (`undercall_always_full_call`) offers no fold.
+
+        At the floor's discretion nothing is recorded yet: the chips stay in the zone, the
+        floor lamp is lit and the seat is still to act. Chips added up to the call are the
+        full call (a push judged with the undercall's chips as prior chips, rule 46); the
+        cards mucked are the fold, and the chips put out are forfeited to the pot.
+        """
+        raised = sum(1 for a in rnd.actions if a.kind in ("bet", "raise"))
+        decision = undercall_ruling(
+            heads_up=len(rnd.live) == 2,
+            facing_opening_bet=facing_opening_bet(raised, preflop=self.street_i == 0),
+            always_full_call=self.profile.undercall_always_full_call,
+        )
+        if decision == "td":
+            short = rnd.bets[seat] + rnd.to_call(seat) - sum(self.zones[seat].chips.values())
+            self.emit.alert(
+                "floor_needed",
+                "critical",
+                f"seat {seat} undercalled a raise multi-way: the floor decides a full call "
+                f"(add {short}) or a fold forfeiting the chips put out",
+                seat=seat,
+                choices=["full_call", "fold"],
+                rule="51-B",
+            )
+            self.undercalls[seat] = max(0, ruling.total - before)
+        return decision
 
     def _record(self, action: Action, before: int) -> None:
         delta = action.total - before
@@ -574,6 +631,7 @@ class HandBetting:
         self.contrib[action.seat] += delta
         self.actions.append(action)
         if action.kind in ("bet", "raise"):
+            self.last_aggressor = action.seat
             if self.street_i == 3:
                 self.river_aggressor = action.seat
             # A declaration made facing the old bet lapses when the action changes (53-A).
@@ -667,7 +725,20 @@ class HandBetting:
             action = rnd.fold(seat)
             self.live.discard(seat)
             self._record(action, before)
-            self.emit.event("action", seat=seat, action="fold", amount=action.total, rule=None)
+            forfeit = self.undercalls.pop(seat, 0)
+            if forfeit:  # the floor let the undercaller fold: its chips stay in (51-B)
+                self.seats[seat].stack -= forfeit
+                self.contrib[seat] += forfeit
+                self.emit.event(
+                    "action",
+                    seat=seat,
+                    action="fold",
+                    amount=action.total,
+                    rule="51-B",
+                    forfeited=forfeit,
+                )
+            else:
+                self.emit.event("action", seat=seat, action="fold", amount=action.total, rule=None)
             self._after_change(t)
             return
         # Out of turn (or before the betting started): a fold is binding (rule 58).
@@ -702,6 +773,7 @@ class HandBetting:
         self.live.discard(seat)
         self.held.pop(seat, None)
         self.declared.pop(seat, None)
+        self.undercalls.pop(seat, None)
         # During posting the killed seat's blinds and antes are still due (rules 30, 71-C):
         # the dealer posts them and they go to the pot.
         self._after_change(t)
@@ -737,6 +809,8 @@ class HandBetting:
         self.unsettled = set()
         self.declared = {}
         self.held = {}
+        self.undercalls = {}
+        self.owing = {}
         self.actions = []
         self._sa = (0, False)
         self.street_i = 0
@@ -744,6 +818,7 @@ class HandBetting:
         self.tabled = False
         self.shown = set()
         self.river_aggressor = None
+        self.last_aggressor = None
         self._open_preflop()
 
     def reopen_posting(self, blinds: Blinds) -> dict[int, int]:
@@ -795,13 +870,12 @@ class HandBetting:
         self.phase = "showdown"
         if any(self.seats[s].stack == 0 for s in self.live):
             self._maybe_table(betting_over=True)  # rule 16 example 3
-        # Rule 17-A: the last aggressor on the final street shows first; with no bet there,
-        # the first live seat left of the button.
-        order = seats_left_of_button(sorted(self.live), self.pos.button)
-        first = self.river_aggressor
-        if first is not None and first in self.live:
-            i = order.index(first)
-            order = order[i:] + order[:i]
+        hand_wide = self.profile.showdown_order == "last_aggressor"
+        order = showdown_order(
+            self.live,
+            self.pos.button,
+            aggressor=self.last_aggressor if hand_wide else self.river_aggressor,
+        )
         self.emit.event("showdown", order=order, rule="16" if self.tabled else "17-A")
 
     def pot_pushed(self, t: float) -> None:
@@ -815,6 +889,17 @@ class HandBetting:
             return []
         board_ok = len(self.board()) == 5
         return [s for s in sorted(self.live) if len(self.hole(s)) != 2 or not board_ok]
+
+    def _rake(self, pots: list[Pot]) -> list[int]:
+        """The house's rake (Campione "Rake"): on the hand's pots, once the flop was dealt (no
+        flop, no drop); what each pot gives. Kept as the hand's ``rake``."""
+        house = self.profile.rake
+        total = sum(p.amount for p in pots)
+        self.rake = (
+            rake_amount(house, total, flop_dealt=self.street_i > 0) if house is not None else 0
+        )
+        main_first = house.main_pot_first if house is not None else True
+        return take_rake(pots, self.rake, main_pot_first=main_first)
 
     def refund_all(self) -> dict[int, int]:
         """Abandon the hand: every chip put in goes back to its owner (the ante too)."""
@@ -859,13 +944,22 @@ class HandBetting:
             self.seats[seat].stack += amount
             self.emit.event("uncalled_bet_returned", seat=seat, amount=amount, rule="15-B")
         pots = build_pots(self.contrib, self.live, self.dead)
+        raked = self._rake(pots)
         board = self.board()
         contested = len(self.live) > 1
         hands: dict[int, HandRank] = (
             {s: evaluate([*self.hole(s), *board]) for s in sorted(self.live)} if contested else {}
         )
         order = seats_left_of_button(self.dealt_in, self.pos.button)
-        awards = award(pots, hands, order, self.odd_unit)
+        house_unit = self.profile.odd_chip_unit
+        unit = division_unit(
+            house_unit,
+            smallest_chip=self.odd_unit,
+            small_blind=self.blinds.small_blind,
+            big_blind=self.blinds.big_blind,
+        )
+        net = [Pot(p.amount - r, p.eligible) for p, r in zip(pots, raked, strict=True)]
+        awards = award(net, hands, order, unit, rest_to_first=house_unit != "smallest_chip")
         # Cards speak (12): every winner's hand is tabled (13-A) and becomes public; a
         # losing hand stays private unless rule 16 already turned it face up.
         winners = {w for a in awards for w in a.winners} if contested else set()
@@ -874,12 +968,18 @@ class HandBetting:
         for a in awards:
             for s, chips in a.shares.items():
                 self.seats[s].stack += chips
-            odd = len(a.winners) > 1 and a.amount % len(a.winners) != 0
+            odd = len(set(a.shares.values())) > 1
             eligible = pots[a.pot_index].eligible
+            # Under a house that takes a rake, `amount` is the pot and `rake` what the house
+            # took from it: the shares are net of it.
+            money: dict[str, Any] = {}
+            if self.profile.rake is not None:
+                money = {"rake": raked[a.pot_index], "house_rule": "rake"}
             self.emit.event(
                 "pot_awarded",
                 pot=a.pot_index,
-                amount=a.amount,
+                amount=pots[a.pot_index].amount,
+                **money,
                 winners=list(a.winners),
                 shares={str(s): v for s, v in a.shares.items()},
                 rule="20-A" if odd else ("12" if contested else None),

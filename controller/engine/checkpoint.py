@@ -19,12 +19,15 @@ KNOWN_VERSIONS = frozenset({2, 3})
 
 
 def _level(level: Level) -> dict[str, Any]:
-    return {
+    saved: dict[str, Any] = {
         "small_blind": level.small_blind,
         "big_blind": level.big_blind,
         "ante": level.ante,
         "bb_ante": level.bb_ante,
     }
+    if level.event_heads_up:  # only when set: older checkpoints stay byte for byte
+        saved["event_heads_up"] = True
+    return saved
 
 
 def checkpoint(engine: Engine) -> dict[str, Any]:
@@ -79,6 +82,13 @@ def checkpoint(engine: Engine) -> dict[str, Any]:
         "last_state": engine._last_state,
         "answered": [[request, *answer] for request, answer in engine.answered.items()],
     }
+    if engine.chip_spots.at:
+        # Chips still read in bet zones or the pot (a chip counted once, inputs/chips.py):
+        # only when there are some, so that a checkpoint without them reads as before.
+        state["chips"] = {
+            "at": {chip: list(places) for chip, places in engine.chip_spots.at.items()},
+            "values": dict(engine.chip_values),
+        }
     # A plain dict of JSON values: what the journal writes is what `restore` gets back.
     result: dict[str, Any] = json.loads(json.dumps(state))
     return result
@@ -134,6 +144,10 @@ def restore(engine: Engine, state: dict[str, Any]) -> None:
             at={str(c): [str(a) for a in p] for c, p in state["cards"]["at"].items()},
             contents={str(a): [str(c) for c in cs] for a, cs in state["cards"]["contents"].items()},
         )
+        chips = state.get("chips") or {"at": {}, "values": {}}  # absent: none on the table
+        chip_at = {str(c): [str(a) for a in p] for c, p in chips["at"].items()}
+        chip_spots = CardMap(at=chip_at, contents=_contents(chip_at))
+        chip_values = {str(c): int(v) for c, v in chips["values"].items()}
         answered = OrderedDict(
             (str(r), (str(n), bool(ok), None if e is None else str(e)))
             for r, n, ok, e in state.get("answered", [])  # absent before this version
@@ -171,9 +185,20 @@ def restore(engine: Engine, state: dict[str, Any]) -> None:
     engine.next_button = next_button
     engine.last_positions = last_positions
     engine.cards = cards
+    engine.chip_spots = chip_spots
+    engine.chip_values = chip_values
     engine.hand = None
     engine.answered = answered
     engine._last_state = last_state
     engine._dirty = last_state is None  # as a fresh engine: its first input publishes a state
     engine._pots_cache = (-1, [])
     engine._out = []
+
+
+def _contents(at: dict[str, list[str]]) -> dict[str, list[str]]:
+    """Antenna -> tags, from tag -> antennas (a chip's order at an antenna does not matter)."""
+    contents: dict[str, list[str]] = {}
+    for tag, places in at.items():
+        for place in places:
+            contents.setdefault(place, []).append(tag)
+    return contents

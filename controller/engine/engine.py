@@ -10,7 +10,7 @@ from controller.engine import hands
 from controller.engine.betting_flow import HandBetting
 from controller.engine.inputs import badges, buttons, chips, commands, devices, tags
 from controller.engine.procedures.fouled_deck_35e import FOULED_DECK_HOLD
-from controller.engine.state import Staffer
+from controller.engine.state import Level, Staffer
 from controller.engine.table import Table
 from controller.messages import Message
 from controller.trace import Badge, ButtonPress, Command, Device, Event, TagIn, TagOut
@@ -92,6 +92,7 @@ class Engine(Table):
             self.floor_called
             or any(p.needs_floor for p in pending)
             or FOULED_DECK_HOLD in self.holds
+            or bool(self.betting is not None and self.betting.undercalls)  # 51-B
         )
         return lamps
 
@@ -110,11 +111,7 @@ class Engine(Table):
             "hand": hand.number if hand else None,
             "street": hand.street if hand else None,
             "button": hand.positions.button if hand else hands.coming_button(self),
-            "level": {
-                "small_blind": level.small_blind,
-                "big_blind": level.big_blind,
-                "ante": level.ante,
-            },
+            "level": self._level(level),
             "board": list(hand.board) if hand else [],
             "pots": self._pots(betting),
             "to_act": betting.to_act if betting is not None else None,
@@ -126,7 +123,27 @@ class Engine(Table):
             if hand is not None and hand.dealing is not None
             else [],
             "seats": self._seats(),
+            **self._rake(betting),
         }
+
+    def _rake(self, betting: HandBetting | None) -> dict[str, int]:
+        """Under a house that takes a rake: the rake taken from this hand's pots (0 until
+        they are awarded, and between hands)."""
+        if self.profile.rake is None:
+            return {}
+        return {"rake": betting.rake if betting is not None else 0}
+
+    @staticmethod
+    def _level(level: Level) -> dict[str, Any]:
+        """The level in the public state; `event_heads_up` only once the room set it (48)."""
+        public: dict[str, Any] = {
+            "small_blind": level.small_blind,
+            "big_blind": level.big_blind,
+            "ante": level.ante,
+        }
+        if level.event_heads_up:
+            public["event_heads_up"] = True
+        return public
 
     def _seats(self) -> dict[str, Any]:
         """The seats in the public state: no hole card unless the rules turned it face up."""

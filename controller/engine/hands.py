@@ -138,6 +138,8 @@ def _open(table: Table, pos: Positions, dealt_in: list[int], trigger: str) -> Ha
         board=lambda: list(hand.board),
         odd_unit=table.spec.odd_chip_unit,
         straddle_multiple=straddle.multiple if straddle else 0,
+        profile=table.profile,
+        event_heads_up=level.event_heads_up,
     )
     hand.dealing = HandDealing(table, hand, hand.betting, table.spec.game)
     return hand
@@ -219,9 +221,13 @@ def close_hand(table: Table, hand: Hand) -> None:
     """The hand is over, however it ended: penalties count it, `hand_completed` gives the
     stacks, and its cards are remembered (one of them seen again is no new hand)."""
     _count_penalties(table, hand)
+    money: dict[str, int] = {}
+    if table.profile.rake is not None:  # the house's rake of the hand (Campione "Rake")
+        money["rake"] = hand.betting.rake if hand.betting is not None else 0
     table.event(
         "hand_completed",
         stacks={str(s): table.seats[s].stack for s in hand.dealt_in},
+        **money,
     )
     table.last_hand_cards = {c for cards in hand.hole.values() for c in cards} | set(hand.board)
     table.hand = None

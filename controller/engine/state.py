@@ -28,6 +28,7 @@ class Level:
     big_blind: int = 0
     ante: int = 0
     bb_ante: bool = False
+    event_heads_up: bool = False  # rule 48: the event is down to two players (no raise cap)
 
 
 @dataclass(slots=True)

@@ -58,6 +58,10 @@ class Table:
         self.hand_number = 0
         self.seq = 0
         self.cards = CardMap()
+        # Where every chip is read (bet zones, the pot), oldest first, and its value: a chip
+        # read at a second place before it left the first is counted once (inputs/chips.py).
+        self.chip_spots = CardMap()
+        self.chip_values: dict[str, int] = {}
         self.t = 0.0
         self._out: list[Message] = []
         self._last_state: dict[str, Any] | None = None

@@ -16,9 +16,11 @@ __all__ = [
     "HeldAction",
     "OOTResolution",
     "Street",
+    "house_raise_cap",
     "limit_bet_size",
     "limit_raise_cap",
     "seats_left_of_button",
+    "showdown_order",
     "street_order",
     "substantial_action",
     "substantial_action_out_of_turn",
@@ -115,6 +117,22 @@ def limit_bet_size(street: Street, big_blind: int) -> int:
     return big_blind if street in ("preflop", "flop") else 2 * big_blind
 
 
+def showdown_order(live: Iterable[int], button: int, *, aggressor: int | None) -> list[int]:
+    """Rule 17-A: the order hands are shown in at showdown.
+
+    ``aggressor`` shows first: under TDA 2019 the last aggressor on the final betting round;
+    a house may name the last bet or raise of the hand (Casinos Austria art. 14, "Showdown
+    (1)": "chi ha fatto l'ultima azione (puntare o rilanciare)"). With none (or folded) the
+    first live seat left of the button starts, clockwise (17-A; the house text gives no order
+    there).
+    """
+    order = seats_left_of_button(sorted(live), button)
+    if aggressor is not None and aggressor in order:
+        i = order.index(aggressor)
+        order = order[i:] + order[:i]
+    return order
+
+
 def limit_raise_cap(players: int, house_cap: int = 3) -> int | None:
     """Raises allowed after the bet in fixed limit: the house cap, none once two players remain.
 
@@ -122,6 +140,16 @@ def limit_raise_cap(players: int, house_cap: int = 3) -> int | None:
     text when only two remain at the table. Pass whichever count the house uses.
     """
     return None if players <= 2 else house_cap
+
+
+def house_raise_cap(*, house_cap: int | None, event_heads_up: bool) -> int | None:
+    """Rule 48: the cap of a fixed-limit round, "even when heads-up until the event is down
+    to 2 players"; ``house_cap`` None means the house limit of a bet and three raises.
+
+    Whether the cap is also lifted heads-up *in the hand* is the round's
+    ``cap_lifted_heads_up`` (Casinos Austria art. 12), checked raise by raise.
+    """
+    return limit_raise_cap(2 if event_heads_up else 3, 3 if house_cap is None else house_cap)
 
 
 class BettingRound:
@@ -142,6 +170,7 @@ class BettingRound:
         raise_cap: int | None = 3,
         acted: Collection[int] = (),
         last_full_raise: int | None = None,
+        cap_lifted_heads_up: bool = False,
     ) -> None:
         """Start a street.
 
@@ -156,6 +185,8 @@ class BettingRound:
         (see :func:`limit_bet_size`, default the big blind). ``raise_cap``: raises
         allowed after the bet in fixed limit (see :func:`limit_raise_cap`).
         ``acted``: seats that already acted at the current bet (when resuming).
+        ``cap_lifted_heads_up``: the cap no longer holds once only two seats are left in
+        the hand (a house rule, Casinos Austria art. 12; TDA 2019 48 keeps it).
         """
         if len(set(order)) != len(order) or not order:
             raise RuleError("action order must list distinct seats")
@@ -166,6 +197,7 @@ class BettingRound:
         self.big_blind = big_blind
         self.bet_unit = bet_unit if bet_unit is not None else big_blind
         self.raise_cap = raise_cap
+        self.cap_lifted_heads_up = cap_lifted_heads_up
         self.pot = pot
         self.blind_level = blind_level
         self.big_blind_seat = big_blind_seat
@@ -262,6 +294,8 @@ class BettingRound:
         ``"uncalled"`` no other seat has chips to call with.
         """
         cap = self.raise_cap
+        if self.cap_lifted_heads_up and len(self.live) <= 2:
+            cap = None
         if self.structure == "fl" and cap is not None and self.raise_count >= cap:
             return "48"
         if self.behind[seat] <= self.current_bet - self.bets[seat]:

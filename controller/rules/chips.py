@@ -14,6 +14,7 @@ __all__ = [
     "PushKind",
     "PushRuling",
     "Structure",
+    "facing_opening_bet",
     "interpret_push",
     "undercall_ruling",
 ]
@@ -57,12 +58,27 @@ class PushRuling:
 _HELD_BY_46 = frozenset({"44", "45-A", "45-B1", "45-B2", "43-A"})
 
 
-def undercall_ruling(*, heads_up: bool, facing_opening_bet: bool) -> Literal["full_call", "td"]:
+def undercall_ruling(
+    *, heads_up: bool, facing_opening_bet: bool, always_full_call: bool = False
+) -> Literal["full_call", "td"]:
     """Rule 51-B: an undercall in turn is a mandatory full call heads-up or facing the opener.
 
-    Otherwise ("td") the floor decides: full call, or forfeit the undercall and fold.
+    Otherwise ("td") the floor decides: full call, or forfeit the undercall and fold. A house
+    whose text makes every undercall a call (``always_full_call``: Campione "Dead Money",
+    Casinos Austria art. 8) never offers the fold.
     """
-    return "full_call" if heads_up or facing_opening_bet else "td"
+    return "full_call" if always_full_call or heads_up or facing_opening_bet else "td"
+
+
+def facing_opening_bet(bets_and_raises: int, *, preflop: bool) -> bool:
+    """Rule 51-B: whether the bet to call is still the round's opening bet.
+
+    ``bets_and_raises`` counts the bets and raises made in turn on this round (posted blinds
+    are not actions). In blind games the posted big blind is the pre-flop opener, so any
+    raise pre-flop means the opener is no longer what is faced; after the flop the opener
+    is the first bet.
+    """
+    return bets_and_raises == 0 if preflop else bets_and_raises <= 1
 
 
 def _check_chips(name: str, chips: Sequence[int]) -> None:

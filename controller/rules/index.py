@@ -85,14 +85,21 @@ INDEX: tuple[Entry, ...] = (
     Entry(
         "17-A",
         "Showdown order: the last aggressor shows first, else the first seat left of the button",
-        (f"{_BET}._showdown",),
-        "`showdown_order` (casinos-austria `last_aggressor`): recorded, not read",
+        (f"{_BET}._showdown", "controller.rules.betting:showdown_order"),
+        "`showdown_order` (casinos-austria `last_aggressor`: the hand's last bet or raise shows "
+        "first, whatever the street): honoured",
     ),
     Entry(
         "20",
         "Odd chips are broken down to the smallest chip in play",
-        ("controller.rules.pots:split_pot", "controller.engine.spec:EngineSpec"),
-        "`odd_chip_unit` (casinos-austria `blind_or_ante`): recorded, not read",
+        (
+            "controller.rules.pots:split_pot",
+            "controller.rules.pots:division_unit",
+            f"{_BET}.award",
+            "controller.engine.spec:EngineSpec",
+        ),
+        "`odd_chip_unit` (casinos-austria `blind_or_ante`: divided down to the small blind, "
+        "every odd unit to the first winner left of the button): honoured",
     ),
     Entry(
         "20-A",
@@ -287,10 +294,17 @@ INDEX: tuple[Entry, ...] = (
     ),
     Entry(
         "48",
-        "Fixed limit: a bet and three raises, unless heads-up",
-        ("controller.rules.betting:limit_raise_cap", f"{_ROUND}.raise_block"),
-        "`limit_raise_cap`, `limit_cap_lifted_heads_up_in_hand` (casinos-austria): recorded, "
-        "not read (the cap of 3 applies to every profile)",
+        "Fixed limit: a bet and three raises, even heads-up, until the event is down to two "
+        "players (the `level` command's `event_heads_up`)",
+        (
+            "controller.rules.betting:house_raise_cap",
+            "controller.rules.betting:limit_raise_cap",
+            f"{_ROUND}.raise_block",
+            f"{_BET}._new_round",
+        ),
+        "`limit_raise_cap` (the house limit, 3 when the text names none), "
+        "`limit_cap_lifted_heads_up_in_hand` (casinos-austria art. 12: no cap once two are "
+        "left in the hand): honoured",
     ),
     Entry(
         "51-A",
@@ -299,9 +313,18 @@ INDEX: tuple[Entry, ...] = (
     ),
     Entry(
         "51-B",
-        "An undercall is a full call heads-up or facing the opening bet; otherwise the floor",
-        ("controller.rules.chips:undercall_ruling", f"{_PUSH}.as_call", f"{_BET}._apply_ruling"),
-        "`undercall_always_full_call` (casinos-austria, campione): recorded, not read",
+        "An undercall is a full call heads-up or facing the opening bet (pre-flop the big "
+        "blind); otherwise the floor: a full call, or a fold forfeiting the chips put out",
+        (
+            "controller.rules.chips:undercall_ruling",
+            "controller.rules.chips:facing_opening_bet",
+            f"{_PUSH}.as_call",
+            f"{_BET}._apply_ruling",
+            f"{_BET}._undercall",
+            f"{_BET}.fold",
+        ),
+        "`undercall_always_full_call` (casinos-austria art. 8, campione \"Dead Money\": "
+        "always a full call, the floor is offered no fold): honoured; venezia art. 30A is 51-B",
     ),
     Entry(
         "52-A",
@@ -402,6 +425,18 @@ INDEX: tuple[Entry, ...] = (
         "blinds by the seat left of the big blind, acting last pre-flop",
         (f"{_BET}._try_straddle",),
         "`straddle` (campione): honoured",
+    ),
+    Entry(
+        "rake",
+        "House rule (Casinò di Campione, \"Rake\"): 5% of every pot that saw a flop, the pot "
+        "rounded down to 20, capped at 25; from the main pot first",
+        (
+            "controller.rules.profiles:rake_amount",
+            "controller.rules.pots:take_rake",
+            f"{_BET}._rake",
+            f"{_BET}.award",
+        ),
+        "`rake` (campione): honoured (`pot_awarded.rake`, `hand_completed.rake`, `state.rake`)",
     ),
 )
 

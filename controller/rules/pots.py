@@ -4,11 +4,21 @@ from __future__ import annotations
 
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Literal
 
 from controller.rules import RuleError
 from controller.rules.handeval import HandRank
 
-__all__ = ["Award", "Pot", "award", "build_pots", "split_pot", "uncalled"]
+__all__ = [
+    "Award",
+    "Pot",
+    "award",
+    "build_pots",
+    "division_unit",
+    "split_pot",
+    "take_rake",
+    "uncalled",
+]
 
 
 @dataclass(frozen=True)
@@ -98,6 +108,8 @@ def split_pot(
     winners: Collection[int],
     seats_left_of_button: Sequence[int],
     odd_unit: int = 1,
+    *,
+    rest_to_first: bool = False,
 ) -> dict[int, int]:
     """Split a pot evenly; odd chips go one unit each from the first winner left of the button.
 
@@ -105,6 +117,8 @@ def split_pot(
     (``odd_unit``); 20-A gives them to the first seat(s) left of the button.
     ``seats_left_of_button`` lists seats clockwise starting left of the button;
     any remainder smaller than ``odd_unit`` goes to the first winner too.
+    ``rest_to_first``: every odd unit goes to the first winner (Casinos Austria art. 32:
+    "il resto" to the player nearest the button on its left).
     """
     if amount < 0 or odd_unit < 1:
         raise RuleError(f"bad split: amount {amount}, odd unit {odd_unit}")
@@ -118,8 +132,10 @@ def split_pot(
     units, remainder = divmod(amount, odd_unit)
     each, odd = divmod(units, len(ordered))
     shares = {seat: each * odd_unit for seat in ordered}
-    for seat in ordered[:odd]:
+    for seat in ordered[: 0 if rest_to_first else odd]:
         shares[seat] += odd_unit
+    if rest_to_first:
+        remainder += odd * odd_unit
     shares[ordered[0]] += remainder
     return shares
 
@@ -129,6 +145,8 @@ def award(
     hands: Mapping[int, HandRank],
     seats_left_of_button: Sequence[int],
     odd_unit: int = 1,
+    *,
+    rest_to_first: bool = False,
 ) -> list[Award]:
     """Award every pot to its best eligible hand(s), last side pot first (rule 16 addendum).
 
@@ -149,7 +167,52 @@ def award(
                 raise RuleError(f"pot {index}: no eligible hand at showdown")
             best = max(hands[s] for s in contenders)
             winners = tuple(s for s in contenders if hands[s] == best)
-        shares = split_pot(pot.amount, winners, seats_left_of_button, odd_unit)
+        shares = split_pot(
+            pot.amount, winners, seats_left_of_button, odd_unit, rest_to_first=rest_to_first
+        )
         ordered = tuple(sorted(winners, key=list(seats_left_of_button).index))
         awards.append(Award(index, pot.amount, ordered, shares))
     return awards
+
+
+def division_unit(
+    house_unit: Literal["smallest_chip", "blind_or_ante"],
+    *,
+    smallest_chip: int,
+    small_blind: int,
+    big_blind: int,
+) -> int:
+    """The unit a split pot is divided down to (rule 20), as the house's text names it.
+
+    TDA 2019 rule 20: the smallest chip in play. Casinos Austria art. 32 ("un monte premi è
+    diviso solo fino al valore del buio e rispettivamente dell'ante"): the blind in blind
+    games, the ante in ante games; hold'em is a blind game, so the small blind (the big
+    blind when no small blind is posted).
+    """
+    if house_unit == "smallest_chip":
+        return max(1, smallest_chip)
+    return max(1, small_blind or big_blind)
+
+
+def take_rake(pots: Sequence[Pot], rake: int, *, main_pot_first: bool = True) -> list[int]:
+    """How much of ``rake`` each pot gives, in pot order (the pots' own amounts are kept).
+
+    ``main_pot_first`` (Casinò di Campione, "Rake"): all of it from the main pot, "se non
+    dovesse bastare" the shortfall from the side pots in turn. Otherwise each pot gives its
+    share of the rake in proportion to its size, the rounding left to the main pot.
+    """
+    total = sum(p.amount for p in pots)
+    if rake < 0 or rake > total:
+        raise RuleError(f"rake {rake} out of the pots' {total}")
+    if main_pot_first:
+        taken = []
+        left = rake
+        for pot in pots:
+            part = min(left, pot.amount)
+            taken.append(part)
+            left -= part
+        return taken
+    taken = [rake * p.amount // total if total else 0 for p in pots]
+    if taken:
+        taken[0] += rake - sum(taken)
+    return taken

@@ -43,10 +43,13 @@ class Trace:
         button: int = 4,
         blinds: tuple[int, int, int] = (50, 100, 0),
         profile: str | None = None,
+        game: str | None = None,
     ) -> None:
         self.header = [f"# {title}"]
         if profile:
             self.header.append(f"# profile: {profile}")
+        if game:
+            self.header.append(f"# game: {game}")
         self.lines: list[dict[str, Any]] = []
         self.t = 0.0
         self.chip = 0
@@ -1274,6 +1277,9 @@ def expected() -> None:
         ]
         if profile:
             args += ["--profile", profile[0]]
+        game = [h.split(":", 1)[1].strip() for h in head if h.startswith("# game:")]
+        if game:
+            args += ["--game", game[0]]
         out = subprocess.run(args, capture_output=True, check=True, cwd=ROOT).stdout
         trace.with_name(trace.name[: -len(".jsonl")] + ".expected.jsonl").write_bytes(out)
 

@@ -33,7 +33,7 @@ from typing import Any
 
 import pytest
 
-from controller.config import load_config
+from controller.config import load_config, with_game
 from controller.engine import Engine
 from controller.replay import build_engine, drive
 from controller.trace import load_trace
@@ -93,6 +93,7 @@ def replay(trace: Path, profile: str | None = None) -> Run:
     """Replay a trace under its `# profile:` (or `profile`, to override it)."""
     named = header(trace, "profile")
     config = load_config(CONFIG, profile_override=profile or (named[0] if named else None))
+    config = with_game(config, (header(trace, "game") or [None])[0])
     engine = build_engine(config)
     messages = [m for _event, out in drive(engine, load_trace(trace)) for m in out]
     prefix = config.broker.prefix

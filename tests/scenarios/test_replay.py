@@ -21,13 +21,17 @@ TRACES = sorted(p for p in SCENARIOS.glob("*.jsonl") if not p.name.endswith(".ex
 
 
 def profile_args(trace: Path) -> list[str]:
-    """A `# profile: NAME` line in a trace selects the rule profile it is replayed under."""
-    named = [
-        line.split(":", 1)[1].strip()
-        for line in trace.read_text().splitlines()
-        if line.startswith("# profile:")
-    ]
-    return ["--profile", named[0]] if named else []
+    """A `# profile: NAME` line in a trace selects the rule profile it is replayed under, a
+    `# game: GAME` line the game (`flhe` for the fixed-limit rules)."""
+    args: list[str] = []
+    for key in ("profile", "game"):
+        named = [
+            line.split(":", 1)[1].strip()
+            for line in trace.read_text().splitlines()
+            if line.startswith(f"# {key}:")
+        ]
+        args += [f"--{key}", named[0]] if named else []
+    return args
 
 
 def replay(trace: Path, *extra: str) -> tuple[int, str, str]:

@@ -12,8 +12,9 @@ import pytest
 from controller.cli import demo_script
 from controller.config import load_config
 from controller.replay import build_engine, drive
-from room.config import DatabaseConfig
+from room.config import DatabaseConfig, StatsConfig
 from room.schema import LATEST
+from room.stats import table_stats
 from room.store import Batch, EventRow, MessageRow, Store, StoreError, open_store
 from room.summary import hand_phh, summarize
 from tests.system.test_resend import EXAMPLE
@@ -145,6 +146,26 @@ def test_hand_summary_and_phh_come_from_the_stored_events(store: Store) -> None:
         }
     listed = store.hands("t01")
     assert [h["hand"] for h in listed] == [2, 1]
+
+
+def test_campione_rake_is_summed_per_table_from_the_hands(store: Store) -> None:
+    config = load_config(EXAMPLE, profile_override="campione")
+    engine = build_engine(config)
+    messages = [
+        (m.topic, m.payload) for _e, ms in drive(engine, demo_script(config, 3, 9)) for m in ms
+    ]
+    events = [e for topic, e in messages if topic == "events"]
+    store.write(Batch(events=[_event("t01", e) for e in events], messages=[]))
+    completed = [e for e in events if e["type"] == "hand_completed"]
+    raked = {e["hand"]: e["rake"] for e in completed}
+    assert any(raked.values())  # a demo hand saw a flop and was raked
+    for e in events:
+        if e["type"] == "pot_awarded":
+            assert sum(e["shares"].values()) == e["amount"] - e["rake"]
+    rows = [summarize(store, "t01", hand) for hand in raked]
+    assert {r["hand"]: r["rake"] for r in rows if r is not None} == raked
+    stats = table_stats(StatsConfig(), [r | {"epoch": 0.0} for r in rows if r], by="all")
+    assert [(s["table"], s["rake"]) for s in stats] == [("t01", sum(raked.values()))]
 
 
 def test_sqlite_file_is_in_wal_mode(tmp_path: Any) -> None:

@@ -23,7 +23,7 @@ PARTED = re.compile(r"^(RP-\d{1,2}[A-H]?\d?|\d{1,2}-?[A-H](-?\d)?)$")
 # Any rule number, plain ones (`23`) included: only where the code says it is a rule.
 RULE = re.compile(r"^(RP-\d{1,2}[A-H]?\d?|\d{1,2}(-?[A-H](-?\d)?)?)$")
 # House rules the code names (a `rule`/`house_rule` that is not a TDA number).
-HOUSE = {"fixed-limit", "straddle"}
+HOUSE = {"fixed-limit", "rake", "straddle"}
 # The profiles' numbering tables and the index itself name rules without citing them.
 NOT_CITING = {"controller/rules/profiles.py", "controller/rules/index.py"}
 # Where a plain string is a rule: `rule=...`, `house_rule=...`, {"rule": ...},

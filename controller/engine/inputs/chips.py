@@ -36,7 +36,56 @@ def settle_before(table: Table, event: Event) -> None:
 def chip_moved(
     table: Table, tag: TagIn | TagOut, where: Antenna, value: int | None, chip: str
 ) -> None:
-    """A chip tag arrived at or left a bet zone or the pot."""
+    """A chip tag arrived at or left a bet zone or the pot: counted at one place only.
+
+    A chip read at a second place while still read at the first is not counted twice: the
+    dealer is told (`chip_at_two_antennas`, naming the chip and both places) and the chip
+    stays counted where it was first read until it leaves there; then it counts where it is
+    still read. Its reading at the second place leaving first changes nothing.
+    """
+    spots = table.chip_spots
+    if isinstance(tag, TagIn):
+        if value is not None:
+            table.chip_values[chip] = value
+        others = spots.add(where.name, chip)
+        if others:
+            _read_twice(table, chip, where.name, others)
+            return
+        _count(table, tag, where, value, chip)
+        return
+    places = list(spots.at.get(chip, ()))
+    spots.remove(where.name, chip)
+    if places and places[0] != where.name:
+        return  # the reading that was never counted left
+    _count(table, tag, where, value, chip)
+    still = spots.at.get(chip)
+    if not still:
+        table.chip_values.pop(chip, None)
+        return
+    # It left the place it was counted at but is still read at another: it is there now.
+    known = table.chip_values.get(chip, value)
+    moved = TagIn(t=tag.t, antenna=still[0], chip=chip, value=known)
+    _count(table, moved, antenna(still[0]), known, chip)
+
+
+def _read_twice(table: Table, chip: str, place: str, others: list[str]) -> None:
+    """The chip is read at `place` and still at `others`: counted once, at the first."""
+    value = table.chip_values.get(chip)
+    worth = f" ({value})" if value is not None else ""
+    table.alert(
+        "chip_at_two_antennas",
+        "warning",
+        f"chip {chip}{worth} is read at {place} while still read at {', '.join(others)}: "
+        f"counted once, at {others[0]}; dealer: leave it in one place",
+        chip=chip,
+        value=value,
+        antennas=[*others, place],
+        counted_at=others[0],
+    )
+
+
+def _count(table: Table, tag: TagIn | TagOut, where: Antenna, value: int | None, chip: str) -> None:
+    """The chip's move counted: at the pot, or in a seat's bet zone."""
     if where.kind == "pot":
         betting = table.betting
         if isinstance(tag, TagOut) and betting is not None:

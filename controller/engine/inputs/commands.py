@@ -47,11 +47,14 @@ def _level(table: Table, cmd: Command) -> str | None:
     """A new level: from the next hand (rule 23), or corrected into a hand started before
     it was announced."""
     args = cmd.args
+    current = table.pending_level or table.level
     level = Level(
         small_blind=args["small_blind"],
         big_blind=args["big_blind"],
         ante=args["ante"],
         bb_ante=bool(args.get("bb_ante", False)),
+        # Rule 48: once the room says the event is heads-up, it stays so until it says not.
+        event_heads_up=bool(args.get("event_heads_up", current.event_heads_up)),
     )
     if not 0 <= level.small_blind <= level.big_blind or level.big_blind <= 0:
         return "blinds must satisfy 0 <= small_blind <= big_blind, big_blind > 0"
