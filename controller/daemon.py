@@ -23,7 +23,7 @@ from controller.draws import DrawRequests
 from controller.engine import Engine
 from controller.engine.checkpoint import checkpoint
 from controller.errors import JournalError, RetentionError, TableError
-from controller.inputs import Command, Device, Event, TagIn, TagOut, Tick
+from controller.inputs import ButtonPress, Command, Device, Event, TagIn, TagOut, Tick
 from controller.journal import InputJournal, SegmentedJournal, open_journal
 from controller.messages import Message
 from controller.notices import Notices
@@ -339,7 +339,7 @@ class Daemon:
             if self.journal is not None:
                 self.journal.commit()
         except JournalError as exc:
-            self._fail(exc)
+            self._fail(exc, batch)
             return []
         for message in out:
             self._publish(message)
@@ -433,15 +433,40 @@ class Daemon:
                 self.journal.record(self.last_t, src, message)
         return messages
 
-    def _fail(self, exc: JournalError) -> None:
+    def _fail(self, exc: JournalError, lost: Sequence[Item] = ()) -> None:
         """The journal cannot be written: stop taking inputs, tell the room, exit non-zero
         (`tablectl run` returns 1, systemd restarts the daemon, recovery reads the journal).
+
+        The table says it is stopped: presses are refused from now on (the GPIO backend
+        stops acknowledging them), the fault lamp lights, and the alert names the presses
+        that were not taken (those of the batch that could not be journaled and those
+        queued behind it), so the dealer knows to press again once the table is back.
         """
         log.critical("journal failed, stopping: %s", exc)
         self.failed = exc
+        self.devices.stop_table(f"the table is stopped: journal failed: {exc}")
+        presses = [p for p in [*lost, *self._drain()] if isinstance(p, ButtonPress)]
+        labels = [p.name if p.seat is None else f"{p.name} seat {p.seat}" for p in presses]
+        text = f"the table is stopped: {exc}"
+        if labels:
+            text += f"; press(es) not taken, press again once it is back: {', '.join(labels)}"
+        details = {"stopped": True, "presses_not_taken": labels}
         # Not journaled (it cannot be): the room learns why the table goes away.
-        self._publish(self.notices.alert("journal_failed", str(exc)))
+        self._publish(self.notices.alert("journal_failed", text, details))
         self._stopping.set()
+
+    def _drain(self) -> list[Item]:
+        """What is still queued (never to be journaled: the table has stopped)."""
+        items: list[Item] = []
+        while True:
+            try:
+                item = self.queue.get_nowait()
+            except queue.Empty:
+                return items
+            if item is None:
+                self.queue.put(None)  # a stop request stays for the loop
+                return items
+            items.append(item.item if isinstance(item, FromRoom) else item)
 
     def _emit_own(self, message: Message) -> None:
         """Publish a message the daemon makes outside a batch (a problem noticed after the

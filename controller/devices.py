@@ -173,6 +173,7 @@ class Devices:
         self.badge_reader: BadgeReader | None = None
         self.sim_badge: Any = None  # the badge reader, when it is the simulated one
         self.faulty: set[str] = set()  # reader boards whose fault lights the fault lamp
+        self.stopped: str | None = None  # why the table stopped (its fault lamp stays lit)
         self._closing = threading.Event()
 
     def open(self, tags: TagContents) -> None:
@@ -193,12 +194,26 @@ class Devices:
         self._closing.set()
 
     def close(self) -> None:
-        """Switch every lamp off and release the GPIO bank (after the loop's last batch)."""
+        """Switch every lamp off and release the GPIO bank (after the loop's last batch).
+
+        A table that stopped on a fault (`stop_table`) leaves its fault lamp lit: the pin
+        stays driven after the process has gone, until the next start takes the lamps over.
+        """
         self._closing.set()
+        keep = ("fault",) if self.stopped is not None else ()
         if self.lamps is not None:
-            self.lamps.all_off()
+            self.lamps.all_off(keep)
         if self.gpio is not None:
-            self.gpio.close()
+            self.gpio.close(self.lamps.pins_of(keep) if self.lamps is not None else ())
+
+    def stop_table(self, reason: str) -> None:
+        """The table is stopped (its journal failed): presses are refused from now on (the
+        GPIO backend stops acknowledging them) and the fault lamp lights, steady."""
+        self.stopped = reason
+        if self.buttons is not None:
+            self.buttons.refuse(reason)
+        if self.lamps is not None:
+            self.lamps.set("fault", True)
 
     # ------------------------------------------------------------------ lamps
 
@@ -212,6 +227,8 @@ class Devices:
         if self.lamps is None:
             return
         reader = str(details.get("reader", ""))
+        if self.stopped is not None:
+            return  # the fault lamp says the table is stopped, whatever the boards do
         if kind in FAULTS:
             self.faulty.add(reader or kind)
         elif kind in RECOVERIES:
