@@ -16,6 +16,7 @@ from controller.inputs import Badge, ButtonPress, Device, Event, TagIn, TagOut
 
 if TYPE_CHECKING:
     from controller.config import Config, GpioConfig, ReaderConfig
+    from controller.resync import Timed
     from drivers.badge import BadgeReader
     from drivers.gpio import Lamps, PinBackend, PinPlan, TableButtons
     from drivers.reader.driver import ReaderDriver
@@ -51,6 +52,10 @@ class InputSink(Protocol):
 
     def submit_reader_event(self, name: str, event: TagIn | TagOut) -> None:
         """A reader board's tag event."""
+        ...
+
+    def submit_catch_up(self, name: str, batch: list[Timed]) -> None:
+        """What a reader board re-read, each move with its board's time (None: unknown)."""
         ...
 
 
@@ -292,6 +297,7 @@ class Devices:
             clock=sink.now,
             name=name,
             on_device=lambda state: sink.submit_device(name, state),
+            on_catch_up=lambda batch: sink.submit_catch_up(name, batch),
             initial={a: u for a, u in tags.items() if a in cfg.antennas},
         )
         driver.start()

@@ -12,7 +12,7 @@ import pytest
 from controller.draws import DrawRequests
 from controller.errors import RegistryError
 from controller.inputs import Command, TagIn, TagOut
-from controller.recovery import RESYNC_TIMEOUT, Resync
+from controller.resync import RESYNC_TIMEOUT, Resync
 from controller.staff import StaffMember, load_staff
 from controller.staff_sync import file_changes, save
 from controller.supervision import Supervisor, status_text
