@@ -320,9 +320,7 @@ def test_a_broken_antenna_is_alerted_and_its_tags_stay(
     board.place("burn", C)
     board.break_antenna("burn")
     board.send_inventory()
-    assert rec.wait(
-        lambda: any(isinstance(i, tuple) and i[1] == "reader_error" for i in rec.log)
-    )
+    assert rec.wait(lambda: any(isinstance(i, tuple) and i[1] == "reader_error" for i in rec.log))
     details = next(i[2] for i in rec.log if isinstance(i, tuple) and i[1] == "reader_error")
     assert details["code"] == m.ERR_ANTENNA_FAULT and "antenna burn" in str(details["text"])
     assert driver.positions()["burn"] == [C.hex().upper()]  # not reported out
@@ -380,6 +378,11 @@ def test_the_documented_frames_of_both_versions() -> None:
     assert FrameDecoder().feed(v1)[0].msg == m.TagIn(2, card, board_ms=None)
     inventory = m.Inventory(((card[:4],), (), (card,)), board_ms=1500)
     assert encode(inventory, 8).hex(" ").upper() in doc.replace("\n", " ")
+    arrivals = m.Arrivals(1300000, ((2, card, 1299400), (0, bytes.fromhex("DEADBEEF"), 1250000)))
+    assert encode(arrivals, 9).hex(" ").upper() in doc.replace("\n", " ")
+    assert encode(m.ArrivalsRequest(), 2).hex(" ").upper() in doc
+    hello = m.Hello("tablesim-1.0", "card", ("seat1", "seat2", "board"), protocol=3)
+    assert encode(hello, 0).hex(" ").upper() in doc.replace("\n", " ")
     # Neither three trailing bytes nor five: only none (version 1) or four (version 2).
     for extra in (b"\x00\x01\x02", b"\x00\x01\x02\x03\x04"):
         payload = protocol.tag_payload(2, card) + extra

@@ -15,6 +15,9 @@ from pathlib import Path
 
 import pytest
 
+from controller.resync import Timed
+from drivers.reader.driver import ReaderDriver
+from firmware_sim.reader_board import ReaderBoardSim
 from tests.broker import Mosquitto, Subscriber
 from tests.table_rig import (
     PREFIX,
@@ -180,3 +183,60 @@ def test_a_call_made_while_the_chip_board_was_unplugged_is_read_before_the_flop(
     assert poll(lambda: "reader_online" in _alert_types(room), 30), _alert_types(room)
     _finish(player, room, expect, gap[0])
     assert "burn_count" not in _alert_types(room)
+
+
+# -- the host driver: the board's arrival times on the host's clock ------------------------
+
+CARDS = ("seat1", "seat2", "board", "burn", "muck")
+A, B = "04A1B2C3D4E5F6", "0466778899AABB"
+
+
+def _catch_up_of(board: ReaderBoardSim, link: Path) -> tuple[list[Timed], list[str], ReaderDriver]:
+    """Start a host driver (as a restarted daemon does) and take its first catch-up."""
+    batches: list[list[Timed]] = []
+    alerts: list[str] = []
+    driver = ReaderDriver(
+        str(link),
+        CARDS,
+        lambda event: batches.append([(event, None)]),
+        lambda kind, _message, _details: alerts.append(kind),
+        time.time,
+        on_catch_up=batches.append,
+    )
+    driver.start()
+    assert driver.wait_synced(10)
+    time.sleep(0.3)  # an ERROR answer, if any, has arrived
+    driver.stop()
+    return [item for batch in batches for item in batch], alerts, driver
+
+
+def test_driver_dates_the_moves_it_re_reads_by_the_boards_clock(tmp_path: Path) -> None:
+    link = tmp_path / "tablectl-cards"
+    with ReaderBoardSim(CARDS, link=link) as board:
+        burned = time.time()
+        board.place("burn", B)
+        time.sleep(0.3)
+        dealt = time.time()
+        board.place("board", A)
+        time.sleep(0.2)
+        batch, alerts, driver = _catch_up_of(board, link)
+    assert driver.hello is not None and driver.hello.protocol == 3
+    assert [(e.antenna, e.uid) for e, _ in batch] == [("board", A), ("burn", B)]  # port order
+    when = {e.antenna: t for e, t in batch}
+    assert when["board"] is not None and when["burn"] is not None
+    assert abs(when["burn"] - burned) < 0.05 and abs(when["board"] - dealt) < 0.05
+    assert when["burn"] < when["board"]  # the order the dealer made them
+    assert "reader_error" not in alerts
+
+
+def test_driver_reading_a_version_2_board_asks_once_and_dates_nothing(tmp_path: Path) -> None:
+    link = tmp_path / "tablectl-cards"
+    with ReaderBoardSim(CARDS, link=link, legacy=True) as board:
+        board.place("burn", B)
+        board.place("board", A)
+        batch, alerts, driver = _catch_up_of(board, link)
+        requests = list(board.requests)
+    assert driver.hello is not None and driver.hello.protocol == 2
+    assert [(e.antenna, e.uid, t) for e, t in batch] == [("board", A, None), ("burn", B, None)]
+    assert alerts == []  # its "unexpected 0x83" is no fault
+    assert requests.count("arrivals") == 1 and requests.count("inventory") == 1
