@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import ClassVar, TypeVar
+from typing import ClassVar, Self, TypeVar
 
 from controller.errors import ProtocolError
 from firmware import protocol as wire
@@ -231,8 +231,9 @@ class _EmptyMessage:
         return b""
 
     @classmethod
-    def _check_empty(cls, payload: bytes) -> None:
+    def parse(cls, payload: bytes) -> Self:
         _checked(lambda: wire.parse_empty(payload, cls.NAME))
+        return cls()
 
 
 @dataclass(frozen=True, slots=True)
@@ -242,11 +243,6 @@ class InventoryRequest(_EmptyMessage):
     TYPE: ClassVar[int] = wire.INVENTORY_REQUEST
     NAME: ClassVar[str] = "INVENTORY_REQUEST"
 
-    @classmethod
-    def parse(cls, payload: bytes) -> InventoryRequest:
-        cls._check_empty(payload)
-        return cls()
-
 
 @dataclass(frozen=True, slots=True)
 class HelloRequest(_EmptyMessage):
@@ -254,11 +250,6 @@ class HelloRequest(_EmptyMessage):
 
     TYPE: ClassVar[int] = wire.HELLO_REQUEST
     NAME: ClassVar[str] = "HELLO_REQUEST"
-
-    @classmethod
-    def parse(cls, payload: bytes) -> HelloRequest:
-        cls._check_empty(payload)
-        return cls()
 
 
 @dataclass(frozen=True, slots=True)
@@ -268,11 +259,6 @@ class ArrivalsRequest(_EmptyMessage):
 
     TYPE: ClassVar[int] = wire.ARRIVALS_REQUEST
     NAME: ClassVar[str] = "ARRIVALS_REQUEST"
-
-    @classmethod
-    def parse(cls, payload: bytes) -> ArrivalsRequest:
-        cls._check_empty(payload)
-        return cls()
 
 
 Message = (

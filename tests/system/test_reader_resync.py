@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -18,7 +17,7 @@ import pytest
 from controller.resync import Timed
 from drivers.reader.driver import ReaderDriver
 from firmware_sim.reader_board import ReaderBoardSim
-from tests.broker import Mosquitto, Subscriber
+from tests.broker import Subscriber
 from tests.table_rig import (
     PREFIX,
     Expectation,
@@ -34,17 +33,6 @@ from tests.table_rig import (
 )
 
 pytestmark = [pytest.mark.system, pytest.mark.timeout(180)]
-
-
-@pytest.fixture
-def table(tmp_path: Path, mosquitto: Mosquitto) -> Iterator[tuple[TableRig, Subscriber]]:
-    with TableRig(tmp_path / "rig", mosquitto) as rig:
-        room = Subscriber(mosquitto, f"{PREFIX}/#")
-        try:
-            yield rig, room
-        finally:
-            rig.stop()
-            room.close()
 
 
 def _alert_types(room: Subscriber) -> list[str]:
