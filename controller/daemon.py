@@ -124,8 +124,12 @@ class Daemon:
         return max(0.0, round(self.clock() - self.epoch, 6))
 
     def submit(self, event: Event) -> None:
-        """Queue an input event (thread-safe; called from driver threads)."""
-        self.queue.put(event)
+        """Queue an input event (thread-safe; called from driver threads). A button press
+        waits behind reader moves held back by a catch-up (controller/resync.py)."""
+        if isinstance(event, ButtonPress):
+            self.resync.admit_press(event)
+        else:
+            self.queue.put(event)
 
     def submit_device(self, name: str, state: str) -> None:
         """A reader's availability changed (thread-safe): queued as a `Device` input.

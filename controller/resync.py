@@ -8,7 +8,7 @@ import threading
 import time
 from collections.abc import Callable, Iterable, Sequence
 
-from controller.inputs import Device, Event, TagIn, TagOut
+from controller.inputs import ButtonPress, Device, Event, TagIn, TagOut
 
 log = logging.getLogger("tablectl.resync")
 
@@ -32,7 +32,8 @@ class Resync:
     moves (docs/reader-protocol.md, *Board time on the host*): moves whose time is not
     known first (a departure from the table, what a rebooted board found at power-up),
     in the order their board reported them, then the others by board time. The readers'
-    `online` reports follow them. After a restart no engine timer fires until every reader
+    `online` reports follow them; a button pressed while moves are held back waits behind
+    them (by time). After a restart no engine timer fires until every reader
     re-read its antennas (or RESYNC_TIMEOUT passed). Chips the catch-up adds to a bet zone
     whose push the gap cut short are dated to the gap's start (the crash, or the reader
     going offline), so the push reads as one, not as two pushes (an undercall, then more).
@@ -48,7 +49,7 @@ class Resync:
         self._waiting: set[str] = set()  # readers not re-read since the restart
         self._away: set[str] = set()  # readers that reported offline, not back yet
         self._cuts: dict[str, tuple[float, frozenset[str]]] = {}  # reader -> (t, bet zones)
-        self._held: list[tuple[tuple[int, float, int], TagIn | TagOut]] = []
+        self._held: list[tuple[tuple[int, float, int], TagIn | TagOut | ButtonPress]] = []
         self._devices: list[Device] = []  # `online` reports held behind the merge
         self._order = 0
         self._by = 0.0
@@ -86,6 +87,18 @@ class Resync:
     def admit(self, reader: str, event: TagIn | TagOut) -> None:
         """A live tag event: to the sink, or held while a reader catches up."""
         self.catch_up(reader, [(event, event.t)])
+
+    def admit_press(self, press: ButtonPress) -> None:
+        """A button press: held behind the tag events held back, if any (a press is made
+        after the moves the dealer saw, say the fold before the next seat's check), else
+        straight to the sink (a press on a held table with nothing held is refused there
+        at once, e.g. the shuffler's `table_held`)."""
+        with self._lock:
+            if not self._held or not self._merging():
+                self._sink(press)
+                return
+            self._order += 1
+            self._held.append(((1, press.t, self._order), press))
 
     def catch_up(self, reader: str, batch: Sequence[Timed]) -> None:
         """Tag events of `reader` with the times its board saw them (None: unknown)."""

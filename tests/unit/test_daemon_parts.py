@@ -11,7 +11,7 @@ import pytest
 
 from controller.draws import DrawRequests
 from controller.errors import RegistryError
-from controller.inputs import Command, Device, Event, TagIn, TagOut
+from controller.inputs import ButtonPress, Command, Device, Event, TagIn, TagOut
 from controller.resync import RESYNC_TIMEOUT, Resync
 from controller.staff import StaffMember, load_staff
 from controller.staff_sync import file_changes, save
@@ -208,6 +208,24 @@ def test_resync_holds_the_other_board_while_a_reader_is_unplugged() -> None:
         burn,
         Device(40.0, "chip_reader", "online"),
     ]
+
+
+def test_resync_keeps_a_press_behind_the_moves_it_holds_back() -> None:
+    """While the chip board is away the card board's fold is held; the next seat's check
+    pressed after it waits behind it. With nothing held a press goes straight through."""
+    out: list[Event] = []
+    resync = Resync(Clock(), sink=out.append)
+    resync.device("chip_reader", Device(30.0, "chip_reader", "offline"))
+    shuffler = ButtonPress(30.5, "shuffler")
+    resync.admit_press(shuffler)
+    assert out[-1] == shuffler  # refused by the engine at once (the table is held)
+    fold = TagIn(31.0, "muck", card="7h")
+    check = ButtonPress(32.0, "check")
+    resync.admit("card_reader", fold)
+    resync.admit_press(check)
+    assert out[-1] == shuffler
+    resync.device("chip_reader", Device(40.0, "chip_reader", "online"))
+    assert out[-3:] == [fold, check, Device(40.0, "chip_reader", "online")]
 
 
 def test_resync_releases_what_it_held_when_a_board_never_comes_back_after_a_restart() -> None:
