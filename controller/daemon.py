@@ -23,7 +23,7 @@ from controller.draws import DrawRequests
 from controller.engine import Engine
 from controller.engine.checkpoint import checkpoint
 from controller.errors import JournalError, RetentionError, TableError
-from controller.inputs import ButtonPress, Command, Device, Event, TagIn, TagOut, Tick
+from controller.inputs import ButtonPress, Command, Device, Event, TagIn, TagOut, Tick, Timed
 from controller.journal import InputJournal, SegmentedJournal, open_journal
 from controller.messages import Message
 from controller.notices import Notices
@@ -31,7 +31,7 @@ from controller.publisher import Publisher, PublishError
 from controller.recovery import delivery_mark, recover
 from controller.replay import build_engine
 from controller.resend import RESEND, ResendRequest, answer_resend
-from controller.resync import READERS, Resync, Timed
+from controller.resync import READERS, Resync
 from controller.staff_sync import file_changes, roster, save
 from controller.supervision import Supervisor, status_text
 

@@ -12,11 +12,10 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from controller.backends import create_backend
 from controller.errors import DeviceError, TableError
-from controller.inputs import Badge, ButtonPress, Device, Event, TagIn, TagOut
+from controller.inputs import Badge, ButtonPress, Device, Event, TagIn, TagOut, Timed
 
 if TYPE_CHECKING:
     from controller.config import Config, GpioConfig, ReaderConfig
-    from controller.resync import Timed
     from drivers.badge import BadgeReader
     from drivers.gpio import Lamps, PinBackend, PinPlan, TableButtons
     from drivers.reader.driver import ReaderDriver

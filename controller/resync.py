@@ -8,7 +8,7 @@ import threading
 import time
 from collections.abc import Callable, Iterable, Sequence
 
-from controller.inputs import ButtonPress, Device, Event, TagIn, TagOut
+from controller.inputs import ButtonPress, Device, Event, TagIn, TagOut, Timed
 
 log = logging.getLogger("tablectl.resync")
 
@@ -18,9 +18,6 @@ log = logging.getLogger("tablectl.resync")
 RESYNC_TIMEOUT = 15.0
 
 READERS = ("card_reader", "chip_reader")
-
-Timed = tuple[TagIn | TagOut, float | None]
-"""A re-read move and when (trace time) its board saw it; None when that is not known."""
 
 
 class Resync:

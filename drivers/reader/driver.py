@@ -10,7 +10,7 @@ from collections.abc import Callable, Mapping, Sequence
 
 import serial
 
-from controller.inputs import TagIn, TagOut
+from controller.inputs import TagIn, TagOut, Timed
 from drivers.reader import messages as msgs
 from drivers.reader.alerts import AlertLimiter
 from drivers.reader.framing import Frame, FrameDecoder, FrameEncoder
@@ -22,8 +22,6 @@ EventSink = Callable[[TagIn | TagOut], None]
 AlertSink = Callable[[str, str, dict[str, object]], None]
 DeviceSink = Callable[[str], None]  # "offline" | "online"
 FrameSink = Callable[[Frame], None]
-Timed = tuple[TagIn | TagOut, float | None]
-"""A catch-up event and when, in the `clock`'s time, the board saw the move (None: unknown)."""
 CatchUpSink = Callable[[list[Timed]], None]
 
 

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from controller.resync import Timed
+from controller.inputs import Timed
 from drivers.reader.driver import ReaderDriver
 from firmware_sim.reader_board import ReaderBoardSim
 from tests.broker import Subscriber
