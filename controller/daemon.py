@@ -23,14 +23,15 @@ from controller.draws import DrawRequests
 from controller.engine import Engine
 from controller.engine.checkpoint import checkpoint
 from controller.errors import JournalError, RetentionError, TableError
-from controller.inputs import Command, Device, Event, TagIn, TagOut, Tick
+from controller.inputs import ButtonPress, Command, Device, Event, TagIn, TagOut, Tick, Timed
 from controller.journal import InputJournal, SegmentedJournal, open_journal
 from controller.messages import Message
 from controller.notices import Notices
 from controller.publisher import Publisher, PublishError
-from controller.recovery import Resync, delivery_mark, recover
+from controller.recovery import delivery_mark, recover
 from controller.replay import build_engine
 from controller.resend import RESEND, ResendRequest, answer_resend
+from controller.resync import READERS, Resync
 from controller.staff_sync import file_changes, roster, save
 from controller.supervision import Supervisor, status_text
 
@@ -78,10 +79,11 @@ class Daemon:
     The loop (one thread, the only one that touches the engine) takes the queued inputs a
     batch at a time: journal each input, apply it, journal what it produced, commit, and
     only then publish and let it have effect (lamps, staff file, PUBACKs). The rest is
-    delegated: recovery and resync (controller/recovery.py), the devices
-    (controller/devices.py), systemd (controller/supervision.py), the staff file
-    (controller/staff_sync.py), the RP-14 draw (controller/draws.py) and the daemon's own
-    alerts and replies (controller/notices.py).
+    delegated: recovery (controller/recovery.py), the readers' catch-up
+    (controller/resync.py), the devices (controller/devices.py), systemd
+    (controller/supervision.py), the staff file (controller/staff_sync.py), the RP-14
+    draw (controller/draws.py) and the daemon's own alerts and replies
+    (controller/notices.py).
     """
 
     def __init__(
@@ -103,7 +105,7 @@ class Daemon:
         self.devices = Devices(config, self)
         self.notices = Notices(config.table.id, self.engine, self.now)
         self.supervisor = Supervisor()
-        self.resync = Resync()
+        self.resync = Resync(sink=self.queue.put)
         self.draws = DrawRequests()
         self.applied = 0
         self.failed: JournalError | None = None  # the journal broke: stopped, exit non-zero
@@ -122,8 +124,12 @@ class Daemon:
         return max(0.0, round(self.clock() - self.epoch, 6))
 
     def submit(self, event: Event) -> None:
-        """Queue an input event (thread-safe; called from driver threads)."""
-        self.queue.put(event)
+        """Queue an input event (thread-safe; called from driver threads). A button press
+        waits behind reader moves held back by a catch-up (controller/resync.py)."""
+        if isinstance(event, ButtonPress):
+            self.resync.admit_press(event)
+        else:
+            self.queue.put(event)
 
     def submit_device(self, name: str, state: str) -> None:
         """A reader's availability changed (thread-safe): queued as a `Device` input.
@@ -132,12 +138,16 @@ class Daemon:
         that finds the boards in place adds nothing, and one that finds a board gone (or
         back) records exactly that change.
         """
-        self.queue.put(Device(t=self.now(), name=name, state=state))
-        self.resync.reader_back(name)  # after the catch-up it queued (same driver thread)
+        self.resync.device(name, Device(t=self.now(), name=name, state=state))
 
     def submit_reader_event(self, name: str, event: TagIn | TagOut) -> None:
-        """A reader's tag event (thread-safe), dated as the restart's resync says."""
-        self.queue.put(self.resync.date(name, event))
+        """A reader's tag event (thread-safe), dated and merged as the resync says."""
+        self.resync.admit(name, event)
+
+    def submit_catch_up(self, name: str, batch: list[Timed]) -> None:
+        """What a reader re-read (thread-safe), each move with its board's time: merged with
+        the other board's by that time once both caught up (controller/resync.py)."""
+        self.resync.catch_up(name, batch)
 
     def submit_alert(self, kind: str, message: str, details: dict[str, Any]) -> None:
         """Queue a device alert (thread-safe)."""
@@ -220,10 +230,13 @@ class Daemon:
             self.journal.write_checkpoint(self.engine.t, checkpoint(self.engine))
         self._adopt_staff_file()
         if self.journal.events:  # a restart: catch up what moved meanwhile first
-            betting = self.engine.hand.betting if self.engine.hand is not None else None
-            unsettled = getattr(betting, "unsettled", ())
-            self.resync.begin(("card_reader", "chip_reader"), self.last_t, unsettled)
+            self.resync.begin(READERS, self.last_t, self._unsettled())
         return found.messages
+
+    def _unsettled(self) -> tuple[int, ...]:
+        """Seats whose push is not read yet (a gap now would cut it)."""
+        betting = self.engine.hand.betting if self.engine.hand is not None else None
+        return tuple(getattr(betting, "unsettled", ()))
 
     def _adopt_staff_file(self) -> None:
         """The staff file may have been edited while the daemon was stopped: what differs
@@ -339,7 +352,7 @@ class Daemon:
             if self.journal is not None:
                 self.journal.commit()
         except JournalError as exc:
-            self._fail(exc)
+            self._fail(exc, batch)
             return []
         for message in out:
             self._publish(message)
@@ -397,6 +410,8 @@ class Daemon:
         self.last_t = t
         if isinstance(item, Device):
             self.device_states[item.name] = item.state
+            if item.state == "offline" and item.name in READERS:
+                self.resync.gone(item.name, t, self._unsettled())
         try:
             messages = self._record("engine", self.engine.apply(item))
         except JournalError:
@@ -433,15 +448,40 @@ class Daemon:
                 self.journal.record(self.last_t, src, message)
         return messages
 
-    def _fail(self, exc: JournalError) -> None:
+    def _fail(self, exc: JournalError, lost: Sequence[Item] = ()) -> None:
         """The journal cannot be written: stop taking inputs, tell the room, exit non-zero
         (`tablectl run` returns 1, systemd restarts the daemon, recovery reads the journal).
+
+        The table says it is stopped: presses are refused from now on (the GPIO backend
+        stops acknowledging them), the fault lamp lights, and the alert names the presses
+        that were not taken (those of the batch that could not be journaled and those
+        queued behind it), so the dealer knows to press again once the table is back.
         """
         log.critical("journal failed, stopping: %s", exc)
         self.failed = exc
+        self.devices.stop_table(f"the table is stopped: journal failed: {exc}")
+        presses = [p for p in [*lost, *self._drain()] if isinstance(p, ButtonPress)]
+        labels = [p.name if p.seat is None else f"{p.name} seat {p.seat}" for p in presses]
+        text = f"the table is stopped: {exc}"
+        if labels:
+            text += f"; press(es) not taken, press again once it is back: {', '.join(labels)}"
+        details = {"stopped": True, "presses_not_taken": labels}
         # Not journaled (it cannot be): the room learns why the table goes away.
-        self._publish(self.notices.alert("journal_failed", str(exc)))
+        self._publish(self.notices.alert("journal_failed", text, details))
         self._stopping.set()
+
+    def _drain(self) -> list[Item]:
+        """What is still queued (never to be journaled: the table has stopped)."""
+        items: list[Item] = []
+        while True:
+            try:
+                item = self.queue.get_nowait()
+            except queue.Empty:
+                return items
+            if item is None:
+                self.queue.put(None)  # a stop request stays for the loop
+                return items
+            items.append(item.item if isinstance(item, FromRoom) else item)
 
     def _emit_own(self, message: Message) -> None:
         """Publish a message the daemon makes outside a batch (a problem noticed after the

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from controller.backends import create_backend
 from controller.errors import DeviceError, TableError
-from controller.inputs import Badge, ButtonPress, Device, Event, TagIn, TagOut
+from controller.inputs import Badge, ButtonPress, Device, Event, TagIn, TagOut, Timed
 
 if TYPE_CHECKING:
     from controller.config import Config, GpioConfig, ReaderConfig
@@ -51,6 +51,10 @@ class InputSink(Protocol):
 
     def submit_reader_event(self, name: str, event: TagIn | TagOut) -> None:
         """A reader board's tag event."""
+        ...
+
+    def submit_catch_up(self, name: str, batch: list[Timed]) -> None:
+        """What a reader board re-read, each move with its board's time (None: unknown)."""
         ...
 
 
@@ -173,6 +177,7 @@ class Devices:
         self.badge_reader: BadgeReader | None = None
         self.sim_badge: Any = None  # the badge reader, when it is the simulated one
         self.faulty: set[str] = set()  # reader boards whose fault lights the fault lamp
+        self.stopped: str | None = None  # why the table stopped (its fault lamp stays lit)
         self._closing = threading.Event()
 
     def open(self, tags: TagContents) -> None:
@@ -193,12 +198,26 @@ class Devices:
         self._closing.set()
 
     def close(self) -> None:
-        """Switch every lamp off and release the GPIO bank (after the loop's last batch)."""
+        """Switch every lamp off and release the GPIO bank (after the loop's last batch).
+
+        A table that stopped on a fault (`stop_table`) leaves its fault lamp lit: the pin
+        stays driven after the process has gone, until the next start takes the lamps over.
+        """
         self._closing.set()
+        keep = ("fault",) if self.stopped is not None else ()
         if self.lamps is not None:
-            self.lamps.all_off()
+            self.lamps.all_off(keep)
         if self.gpio is not None:
-            self.gpio.close()
+            self.gpio.close(self.lamps.pins_of(keep) if self.lamps is not None else ())
+
+    def stop_table(self, reason: str) -> None:
+        """The table is stopped (its journal failed): presses are refused from now on (the
+        GPIO backend stops acknowledging them) and the fault lamp lights, steady."""
+        self.stopped = reason
+        if self.buttons is not None:
+            self.buttons.refuse(reason)
+        if self.lamps is not None:
+            self.lamps.set("fault", True)
 
     # ------------------------------------------------------------------ lamps
 
@@ -212,6 +231,8 @@ class Devices:
         if self.lamps is None:
             return
         reader = str(details.get("reader", ""))
+        if self.stopped is not None:
+            return  # the fault lamp says the table is stopped, whatever the boards do
         if kind in FAULTS:
             self.faulty.add(reader or kind)
         elif kind in RECOVERIES:
@@ -275,6 +296,7 @@ class Devices:
             clock=sink.now,
             name=name,
             on_device=lambda state: sink.submit_device(name, state),
+            on_catch_up=lambda batch: sink.submit_catch_up(name, batch),
             initial={a: u for a, u in tags.items() if a in cfg.antennas},
         )
         driver.start()

@@ -88,3 +88,7 @@ class Tick:
 
 
 Event = Command | ButtonPress | TagIn | TagOut | Badge | Device | Tick
+
+Timed = tuple[TagIn | TagOut, float | None]
+"""A tag event re-read after a gap and when its board saw the move, in trace time (None:
+not known), as a reader driver hands a catch-up over (docs/reader-protocol.md)."""

@@ -1,12 +1,9 @@
-"""Recovery at start: the engine rebuilt from the journal, what to publish again, the resync."""
+"""Recovery at start: the engine rebuilt from the journal, and what to publish again."""
 
 from __future__ import annotations
 
-import dataclasses
 import logging
-import threading
-import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -20,11 +17,6 @@ from controller.messages import STATE, Message
 from controller.replay import Step, flag_last, journal_steps
 
 log = logging.getLogger("tablectl.recovery")
-
-#: After a restart no timer fires until every reader has re-read its antennas (or this
-#: many seconds passed), and chips the catch-up adds to a push the crash cut short are
-#: dated to the last journaled input: the push is read whole, not settled in two halves.
-RESYNC_TIMEOUT = 15.0
 
 AlertMaker = Callable[[str, str], Message]
 """`alert(kind, text)`: a critical alert about the recovery, as the daemon publishes it."""
@@ -166,57 +158,3 @@ def _seed_view_from_checkpoint(engine: Engine, view: dict[str, list[str]]) -> No
                 view.setdefault(antenna, []).append(str(uid_of(card)).upper())
             except Exception:  # a card without a registered tag: nothing to seed
                 continue
-
-
-class Resync:
-    """The catch-up after a restart: each reader board re-reads its antennas first.
-
-    Until every reader came back online (or RESYNC_TIMEOUT passed) no engine timer fires;
-    chips the catch-up adds to a bet zone whose push the crash cut short are dated to the
-    last journaled input, so the push reads as one.
-    """
-
-    def __init__(self, monotonic: Callable[[], float] = time.monotonic) -> None:
-        self._monotonic = monotonic
-        self._waiting: set[str] = set()  # readers not re-read since the restart
-        self._by = 0.0
-        self._cut_pushes: frozenset[str] = frozenset()  # bet zones of an interrupted push
-        self._crash_t = 0.0
-        self._lock = threading.Lock()
-
-    def begin(self, readers: Iterable[str], crash_t: float, unsettled: Iterable[int]) -> None:
-        """A restart: wait for `readers`; pushes of the `unsettled` seats were cut at `crash_t`."""
-        with self._lock:
-            self._waiting = set(readers)
-            self._by = self._monotonic() + RESYNC_TIMEOUT
-            self._crash_t = crash_t
-            self._cut_pushes = frozenset(f"bet{seat}" for seat in unsettled)
-
-    def date(self, reader: str, event: TagIn | TagOut) -> TagIn | TagOut:
-        """A reader's tag event as it enters the queue: a chip the catch-up adds to a cut
-        push is dated to the crash; everything else keeps its time (a push begun while the
-        daemon was down goes on normally once it is back)."""
-        if (
-            isinstance(event, TagIn)
-            and event.antenna in self._cut_pushes
-            and reader in self._waiting
-        ):
-            return dataclasses.replace(event, t=self._crash_t)
-        return event
-
-    def reader_back(self, reader: str) -> None:
-        """`reader` reported its state after re-reading its antennas: caught up."""
-        with self._lock:
-            if reader not in self._waiting:
-                return
-            self._waiting.discard(reader)
-            if not self._waiting:
-                log.info("readers resynchronised after the restart")
-
-    def pending(self) -> bool:
-        """True while timers wait for the readers' catch-up."""
-        with self._lock:
-            if self._waiting and self._monotonic() >= self._by:
-                log.warning("readers not resynchronised after %.0f s: going on", RESYNC_TIMEOUT)
-                self._waiting = set()
-            return bool(self._waiting)

@@ -15,6 +15,7 @@ from firmware.scanner import Scanner
 
 FIRMWARE_VERSION = "tablefw-1.0"
 CHUNK = 64  # bytes handed to the link at a time
+REQUESTS = (protocol.INVENTORY_REQUEST, protocol.HELLO_REQUEST, protocol.ARRIVALS_REQUEST)
 
 
 class TxFifo:
@@ -102,6 +103,7 @@ class Board:
         self._last_tick = clock.ticks_ms()
         self.booted = False
         self.inventory_wanted = False
+        self.arrivals_wanted = False
         self.next_antenna = 0
         self.next_heartbeat = heartbeat_ms
         self.next_inventory = inventory_ms
@@ -134,6 +136,10 @@ class Board:
         payload = protocol.inventory_payload(self.scanner.lists(), self.board_ms())
         self.send_frame(protocol.INVENTORY, payload)
 
+    def send_arrivals(self) -> None:
+        payload = protocol.arrivals_payload(self.board_ms(), self.scanner.arrivals())
+        self.send_frame(protocol.ARRIVALS, payload)
+
     def send_error(self, code: int, text: str) -> None:
         raw = text.encode()[: protocol.MAX_TEXT_LEN]
         self.send_frame(protocol.ERROR, bytes([code]) + raw)
@@ -158,7 +164,12 @@ class Board:
                 self.inventory_wanted = True  # answered once the antennas were read
         elif msg_type == protocol.HELLO_REQUEST and not payload:
             self.send_hello()
-        elif msg_type in (protocol.INVENTORY_REQUEST, protocol.HELLO_REQUEST):
+        elif msg_type == protocol.ARRIVALS_REQUEST and not payload:
+            if self.booted:
+                self.send_arrivals()
+            else:
+                self.arrivals_wanted = True  # answered once the antennas were read
+        elif msg_type in REQUESTS:
             self.send_error(protocol.ERR_UNKNOWN_TYPE, "request 0x%02X with a payload" % msg_type)
         else:
             self.send_error(protocol.ERR_UNKNOWN_TYPE, "unexpected 0x%02X" % msg_type)
@@ -174,6 +185,9 @@ class Board:
             for uid in scanner.settle(index, seen if seen is not None else []):
                 self._refuse(index, uid)
         self.booted = True
+        if self.arrivals_wanted:
+            self.arrivals_wanted = False
+            self.send_arrivals()
         if self.inventory_wanted:
             self.inventory_wanted = False
             self.send_inventory()

@@ -22,8 +22,9 @@ CRC_LEN = 2
 OVERHEAD = HEADER_LEN + CRC_LEN
 MAX_PAYLOAD = 1024
 
-#: Version 2 added the board's own time (`board_ms`) to TAG_IN, TAG_OUT and INVENTORY.
-PROTOCOL_VERSION = 2
+#: Version 2 added the board's own time (`board_ms`) to TAG_IN, TAG_OUT and INVENTORY;
+#: version 3 the ARRIVALS report (each tag's arrival time) and its request.
+PROTOCOL_VERSION = 3
 
 # Message types: 0x01-0x7F board -> host, 0x80-0xFF host -> board.
 HELLO = 0x01
@@ -32,8 +33,10 @@ TAG_OUT = 0x03
 INVENTORY = 0x04
 HEARTBEAT = 0x05
 ERROR = 0x06
+ARRIVALS = 0x07
 INVENTORY_REQUEST = 0x81
 HELLO_REQUEST = 0x82
+ARRIVALS_REQUEST = 0x83
 
 # ERROR codes.
 ERR_ANTENNA_FAULT = 1
@@ -228,8 +231,7 @@ def check_uid(uid: bytes | bytearray) -> None:
     """A tag UID: 4, 7 or 10 bytes (ISO 14443), or 8 bytes (ISO 15693)."""
     if len(uid) not in UID_LENGTHS:
         raise WireError(
-            "tag UID must be 4, 7 or 10 bytes (ISO 14443) or 8 bytes (ISO 15693), got %d"
-            % len(uid)
+            "tag UID must be 4, 7 or 10 bytes (ISO 14443) or 8 bytes (ISO 15693), got %d" % len(uid)
         )
 
 
@@ -397,6 +399,33 @@ def parse_inventory(payload: bytes) -> tuple[tuple[tuple[bytes, ...], ...], int 
     board_ms = cur.board_ms()
     cur.end()
     return lists, board_ms
+
+
+def arrivals_payload(board_ms: int, tags: list[tuple[int, bytes, int]]) -> bytes:
+    """ARRIVALS (version 3): the board's time now, then per tag (antenna index, UID, the
+    board time at which it arrived), newest first."""
+    check_u32(board_ms, "board time")
+    check_u8(len(tags), "arrivals")
+    out = bytearray(_u32(board_ms))
+    out.append(len(tags))
+    for antenna, uid, arrived_ms in tags:
+        check_u8(antenna, "antenna index")
+        check_uid(uid)
+        check_u32(arrived_ms, "arrival time")
+        out.append(antenna)
+        out.append(len(uid))
+        out += uid
+        out += _u32(arrived_ms)
+    return bytes(out)
+
+
+def parse_arrivals(payload: bytes) -> tuple[int, tuple[tuple[int, bytes, int], ...]]:
+    """(board time now, ((antenna index, UID, arrival board time), ...)) of an ARRIVALS."""
+    cur = PayloadReader(payload, "ARRIVALS")
+    board_ms = cur.u32()
+    tags = tuple((cur.u8(), cur.uid(), cur.u32()) for _ in range(cur.u8()))
+    cur.end()
+    return board_ms, tags
 
 
 def heartbeat_payload(uptime_ms: int) -> bytes:

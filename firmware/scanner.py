@@ -54,6 +54,8 @@ class Scanner:
         self._missed: list[dict[bytes, list[int]]] = [{} for _ in antennas]  # uid: [count, ms]
         self._seen: list[dict[bytes, list[int]]] = [{} for _ in antennas]  # uid: [count, ms]
         self._refused: list[list[bytes]] = [[] for _ in antennas]
+        # uid: board time of its TAG_IN; a tag found by the power-up read has none (unknown)
+        self.arrived: list[dict[bytes, int]] = [{} for _ in antennas]
         self.faults: list[str | None] = [None for _ in antennas]
         self.size = self._payload_size()
         self.reads = 0
@@ -104,6 +106,7 @@ class Scanner:
             if entry[0] >= self.debounce_out:
                 del missed[uid]
                 present.remove(uid)
+                self.arrived[index].pop(uid, None)
                 self.size -= 1 + len(uid)
                 reports.append(Report(protocol.TAG_OUT, index, uid, entry[1]))
         for uid in list(pending):
@@ -128,6 +131,7 @@ class Scanner:
                     refused.append(uid)
                 continue
             present.append(uid)
+            self.arrived[index][uid] = entry[1]
             self.size += 1 + len(uid)
             reports.append(Report(protocol.TAG_IN, index, uid, entry[1]))
         return reports, refused
@@ -136,6 +140,7 @@ class Scanner:
         """Take a read as the truth with no reports (the first read after power-up); returns
         the UIDs refused because the inventory would not fit in one frame."""
         self.present[index] = []
+        self.arrived[index] = {}
         self._missed[index] = {}
         self._seen[index] = {}
         self.size = self._payload_size()
@@ -153,3 +158,22 @@ class Scanner:
 
     def lists(self) -> list[list[bytes]]:
         return [list(uids) for uids in self.present]
+
+    def arrivals(self) -> list[tuple[int, bytes, int]]:
+        """(antenna index, UID, arrival board time) of the tags present whose arrival was
+        seen, newest first, as many as one ARRIVALS frame holds (255 tags at most)."""
+        tags: list[tuple[int, int, bytes]] = []
+        for index, uids in enumerate(self.present):
+            arrived = self.arrived[index]
+            for uid in uids:
+                if uid in arrived:
+                    tags.append((arrived[uid], index, uid))
+        tags.sort(key=lambda tag: -tag[0])
+        out: list[tuple[int, bytes, int]] = []
+        size = 5  # board time and count
+        for arrived_ms, index, uid in tags:
+            size += 6 + len(uid)
+            if size > protocol.MAX_PAYLOAD or len(out) == 255:
+                break
+            out.append((index, uid, arrived_ms & protocol.U32_MAX))
+        return out

@@ -37,16 +37,34 @@ SCAN_PAUSE_MS = 2000
 
 
 class _SimBoard(Board):
-    """The firmware's Board, noting the host requests it answers (for the tests)."""
+    """The firmware's Board, noting the host requests it answers (for the tests); with
+    `legacy` set it speaks that older version (no ARRIVALS: its request is unknown)."""
 
     requests: list[str]
+    legacy: int | None = None
+
+    def send_hello(self) -> None:
+        if self.legacy is not None:
+            self.hello = protocol.hello_payload(self.firmware, self.kind, self.names, self.legacy)
+        super().send_hello()
 
     def handle_request(self, msg_type: int, payload: bytes) -> None:
         if not payload and msg_type == protocol.INVENTORY_REQUEST:
             self.requests.append("inventory")
         elif not payload and msg_type == protocol.HELLO_REQUEST:
             self.requests.append("hello")
+        elif not payload and msg_type == protocol.ARRIVALS_REQUEST:
+            self.requests.append("arrivals")
+        if self.legacy is not None and msg_type == protocol.ARRIVALS_REQUEST:
+            self.send_error(protocol.ERR_UNKNOWN_TYPE, f"unexpected 0x{msg_type:02X}")
+            return
         super().handle_request(msg_type, payload)
+
+
+class _Version2Board(_SimBoard):
+    """A board of protocol version 2 (before ARRIVALS), for compatibility tests."""
+
+    legacy = 2
 
 
 class ReaderBoardSim:
@@ -78,6 +96,7 @@ class ReaderBoardSim:
         protocols: Sequence[str] = (chip.ISO14443A, chip.ISO15693),
         debounce_out: int = 2,
         scan_pause_ms: int = SCAN_PAUSE_MS,
+        legacy: bool = False,
     ) -> None:
         self._hello = Hello(firmware, kind, tuple(antennas))  # validates names and kind
         if len(set(antennas)) != len(antennas):
@@ -90,6 +109,7 @@ class ReaderBoardSim:
         self.protocols = tuple(protocols)
         self.debounce_out = debounce_out
         self.scan_pause_ms = scan_pause_ms
+        self.legacy = legacy  # speak as a protocol version 2 board (no ARRIVALS)
         self.rf_clock = VirtualClock()
         self.frontends = [SimPN5180(self.rf_clock) for _ in antennas]
         self.bus = SimBus(self.frontends)
@@ -142,7 +162,8 @@ class ReaderBoardSim:
                 Antenna(name, [PN5180(self.bus, i, self.rf_clock)], self.protocols)
                 for i, name in enumerate(self.antennas)
             ]
-            board = _SimBoard(
+            firmware = _Version2Board if self.legacy else _SimBoard
+            board = firmware(
                 Scanner(antennas, debounce_out=self.debounce_out),
                 PtyLink(self._master),
                 SimClock(),

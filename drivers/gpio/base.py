@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import logging
 from abc import ABC, abstractmethod
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from types import TracebackType
 from typing import ClassVar, Literal, get_args
 
 from controller.errors import DeviceError
+
+log = logging.getLogger(__name__)
 
 Edge = Literal["falling", "rising", "both"]
 """Which transitions of an input fire its edge callback."""
@@ -16,6 +19,7 @@ EdgeCallback = Callable[[int], None]
 """Called with the BCM pin number whose edge was detected (possibly from another thread)."""
 
 EDGES: tuple[str, ...] = get_args(Edge)
+
 
 class PinBackend(ABC):
     """A bank of digital pins addressed by BCM number.
@@ -53,8 +57,21 @@ class PinBackend(ABC):
         """
 
     @abstractmethod
-    def close(self) -> None:
-        """Release every pin this backend configured; idempotent."""
+    def close(self, keep: Iterable[int] = ()) -> None:
+        """Release every pin this backend configured; idempotent.
+
+        Outputs in `keep` are left driven as they are (e.g. the fault lamp of a table that
+        stopped on a fault stays lit after the process has gone).
+        """
+
+    def refuse_inputs(self, reason: str) -> None:
+        """The table is stopped: stop acknowledging inputs from outside (`reason` says why).
+
+        A backend whose inputs are acknowledged (the simulated bank's control socket)
+        answers them as refused from now on; on real pins there is nothing to answer, and
+        the button driver drops the presses itself.
+        """
+        log.info("GPIO %s: inputs refused: %s", self.name, reason)
 
     def __enter__(self) -> PinBackend:
         return self

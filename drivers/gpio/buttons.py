@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 
 from controller.errors import ConfigError
@@ -80,6 +80,7 @@ class TableButtons:
         self._stuck_after = stuck_after
         self._lock = threading.Lock()
         self._buttons: dict[int, _Button] = {}
+        self.refusal: str | None = None  # set once the table is stopped: presses dropped
 
         wanted: list[tuple[int, str, int | None]] = []
         if plan.shuffler is not None:
@@ -132,9 +133,16 @@ class TableButtons:
                     out.append((button.name, button.seat))
         return out
 
+    def refuse(self, reason: str) -> None:
+        """The table is stopped: no press is taken from now on, and the backend is told
+        (the simulated bank answers its presses `refused: <reason>`)."""
+        with self._lock:
+            self.refusal = reason
+        self._backend.refuse_inputs(reason)
+
     def _on_edge(self, pin: int) -> None:
         button = self._buttons.get(pin)
-        if button is None:
+        if button is None or self.refusal is not None:
             return
         low = not self._backend.read(pin)
         with self._lock:
@@ -217,10 +225,16 @@ class Lamps:
             else:
                 self.set(name, on)
 
-    def all_off(self) -> None:
-        """Switch every configured lamp off."""
+    def all_off(self, keep: Iterable[str] = ()) -> None:
+        """Switch every configured lamp off, except those named in `keep`."""
+        kept = {self._pins.get(name) for name in keep}
         for pin in sorted(self._on):
-            self._write(pin, False)
+            if pin not in kept:
+                self._write(pin, False)
+
+    def pins_of(self, names: Iterable[str]) -> list[int]:
+        """The pins of the named lamps that are configured."""
+        return [self._pins[name] for name in names if name in self._pins]
 
     def _write(self, pin: int, on: bool) -> None:
         with self._lock:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import importlib
 import logging
 import threading
+from collections.abc import Iterable
 from typing import Any
 
 from controller.errors import DeviceError
@@ -107,7 +108,8 @@ class RpiBackend(PinBackend):
             self._call("add_event_detect", pin, gpio_edge, pin=pin, **kwargs)
             self._edges.add(pin)
 
-    def close(self) -> None:
+    def close(self, keep: Iterable[int] = ()) -> None:
+        held = set(keep)
         with self._lock:
             if self._closed:
                 return
@@ -117,7 +119,8 @@ class RpiBackend(PinBackend):
                     self._gpio.remove_event_detect(pin)
                 except Exception as exc:  # best effort while shutting down
                     log.warning("GPIO%d: remove_event_detect failed: %s", pin, exc)
-            pins = sorted(self._modes)
+            # a kept output stays driven after exit (RPi.GPIO resets only the pins cleaned up)
+            pins = sorted(p for p, mode in self._modes.items() if not (mode == "out" and p in held))
             self._edges.clear()
             self._modes.clear()
             if pins:

@@ -66,7 +66,10 @@ class SimBackend(PinBackend):
     With `control_socket`, the outside world may also be another process: a unix stream
     socket at that path takes one line per connection, `press <pin>`, `release <pin>` or
     `set <pin> <0|1>`, drives the input and answers `ok` or `error: <why>` (e.g. the pin
-    is not configured yet). Nobody listening (the daemon is down) means nobody pressed.
+    is not configured yet); once the table is stopped (`refuse_inputs`) it answers
+    `refused: <why>` to a press (and drives nothing). `level <pin>` answers the pin's level, `0` or
+    `1` (a lamp, seen from outside). Nobody listening (the daemon is down) means nobody
+    pressed.
     """
 
     name = "sim"
@@ -88,6 +91,7 @@ class SimBackend(PinBackend):
         self._closed = False
         self._control: socket.socket | None = None
         self._control_path: Path | None = None
+        self._refusal: str | None = None  # why inputs are refused (the table is stopped)
         if control_socket is not None:
             self._listen(Path(control_socket))
 
@@ -147,7 +151,7 @@ class SimBackend(PinBackend):
             state.callback = callback
             state.bounce_s = bounce_ms / 1000.0
 
-    def close(self) -> None:
+    def close(self, keep: Iterable[int] = ()) -> None:
         control, self._control = self._control, None
         if control is not None:
             with contextlib.suppress(OSError):
@@ -194,10 +198,24 @@ class SimBackend(PinBackend):
                 except OSError as exc:
                     log.warning("GPIO control socket: %s", exc)
 
+    def refuse_inputs(self, reason: str) -> None:
+        """From now on the control socket answers `refused: <reason>` and drives nothing:
+        whoever presses learns that the press was not taken."""
+        super().refuse_inputs(reason)
+        with self._lock:
+            self._refusal = reason
+
     def _control_line(self, line: str) -> str:
         """Carry out one control command; the answer line."""
         words = line.split()
+        with self._lock:
+            refusal = self._refusal
+        # A release still drives the pin (a finger lets go): only a press is refused.
+        if refusal is not None and (words[:1] == ["press"] or words[2:] == ["0"]):
+            return f"refused: {refusal}"
         try:
+            if len(words) == 2 and words[0] == "level" and words[1].isdigit():
+                return "1" if self.read(int(words[1])) else "0"
             if len(words) == 2 and words[0] in ("press", "release") and words[1].isdigit():
                 (self.press if words[0] == "press" else self.release)(int(words[1]))
             elif len(words) == 3 and words[0] == "set" and words[1].isdigit():
@@ -205,7 +223,7 @@ class SimBackend(PinBackend):
                     return f"error: level must be 0 or 1, got {words[2]!r}"
                 self.set_input(int(words[1]), words[2] == "1")
             else:
-                return f"error: unknown command {line!r} (press N, release N, set N 0|1)"
+                return f"error: unknown command {line!r} (press N, release N, set N 0|1, level N)"
         except DeviceError as exc:
             return f"error: {exc}"
         return "ok"

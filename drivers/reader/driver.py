@@ -10,11 +10,11 @@ from collections.abc import Callable, Mapping, Sequence
 
 import serial
 
-from controller.inputs import TagIn, TagOut
+from controller.inputs import TagIn, TagOut, Timed
 from drivers.reader import messages as msgs
 from drivers.reader.alerts import AlertLimiter
 from drivers.reader.framing import Frame, FrameDecoder, FrameEncoder
-from drivers.reader.view import TagView
+from drivers.reader.view import Change, TagView
 
 log = logging.getLogger(__name__)
 
@@ -22,6 +22,7 @@ EventSink = Callable[[TagIn | TagOut], None]
 AlertSink = Callable[[str, str, dict[str, object]], None]
 DeviceSink = Callable[[str], None]  # "offline" | "online"
 FrameSink = Callable[[Frame], None]
+CatchUpSink = Callable[[list[Timed]], None]
 
 
 class ReaderDriver:
@@ -45,6 +46,12 @@ class ReaderDriver:
     `clock` stamps events; `monotonic` times the driver's own timeouts. `on_frame`, if
     given, sees every decoded frame first (e.g. the board's own time, `board_ms`, of a
     TAG_IN/TAG_OUT/INVENTORY from a protocol version 2 board).
+
+    With `on_catch_up`, the difference an INVENTORY makes goes there as one list instead
+    of event by event, each event with the time the board saw the move, mapped onto
+    `clock` (docs/reader-protocol.md, *Board time on the host*): every INVENTORY request
+    is preceded by an ARRIVALS_REQUEST (protocol version 3), whose answer says when each
+    tag arrived; a departure has the time of the same tag's arrival elsewhere, else None.
     """
 
     def __init__(
@@ -66,6 +73,7 @@ class ReaderDriver:
         monotonic: Callable[[], float] = time.monotonic,
         initial: Mapping[str, Sequence[str]] | None = None,
         on_frame: FrameSink | None = None,
+        on_catch_up: CatchUpSink | None = None,
     ) -> None:
         self.port = port
         self.antennas = tuple(antennas)
@@ -79,6 +87,9 @@ class ReaderDriver:
         self._on_alert = on_alert
         self._on_device = on_device
         self._on_frame = on_frame
+        self._on_catch_up = on_catch_up
+        self._arrived: dict[tuple[int, str], float] = {}  # from the last ARRIVALS, in clock time
+        self._arrivals_supported: bool | None = None  # None: not known yet (no HELLO)
         self._clock = clock
         self._mono = monotonic
         self._alerts = AlertLimiter(self._alert, alert_interval)
@@ -256,8 +267,14 @@ class ReaderDriver:
             self._alerts.flush(now)
 
     def _ask(self, request: msgs.HelloRequest | msgs.InventoryRequest) -> None:
-        """Send a request; ask again every `request_timeout` s until its answer arrives."""
+        """Send a request; ask again every `request_timeout` s until its answer arrives.
+
+        An INVENTORY request is preceded by an ARRIVALS_REQUEST (unless the board is known
+        to predate protocol version 3), so the board's arrival times reach the host first.
+        """
         self._awaiting[request.TYPE] = self._mono() + self.request_timeout
+        if isinstance(request, msgs.InventoryRequest) and self._arrivals_supported is not False:
+            self._send(msgs.ArrivalsRequest())
         self._send(request)
 
     def _ask_again(self) -> None:
@@ -339,7 +356,12 @@ class ReaderDriver:
             # Uptime going back (not a 49.7-day wrap) is a reboot whose HELLO was lost.
             if previous is not None and msg.uptime_ms < previous and previous < 0xF0000000:
                 self._restarted("its uptime went back")
+        elif isinstance(msg, msgs.Arrivals):
+            wall = self._clock()
+            self._arrived = {key: wall - age / 1000 for key, age in msg.ages().items()}
         elif isinstance(msg, msgs.BoardError):
+            if self._no_arrivals(msg):
+                return
             self._alerts.offer(
                 "reader_error",
                 f"{self.name}: board error {msg.code}: {msg.text}",
@@ -355,8 +377,18 @@ class ReaderDriver:
                 now,
             )
 
+    def _no_arrivals(self, msg: msgs.BoardError) -> bool:
+        """An older board refusing our ARRIVALS_REQUEST: not asked again, not alerted."""
+        asked = f"0x{msgs.ArrivalsRequest.TYPE:02X}"
+        refused = msg.code == msgs.ERR_UNKNOWN_TYPE and asked in msg.text
+        if refused and (self.hello is None or self.hello.protocol < 3):
+            self._arrivals_supported = False
+            return True
+        return False
+
     def _hello(self, msg: msgs.Hello) -> None:
         self.hello = msg
+        self._arrivals_supported = msg.protocol >= 3
         if msg.antennas != self.antennas:
             self._alert(
                 "antenna_mismatch",
@@ -426,11 +458,37 @@ class ReaderDriver:
         with self._lock:
             changes = self._view.reconcile(msg.hex_lists())
             self._inventories += 1
-        for direction, antenna, uid in changes:
-            self._emit(direction, antenna, uid)
+        arrived, self._arrived = self._arrived, {}
+        if self._on_catch_up is not None and changes:
+            self._catch_up(changes, arrived)
+        else:
+            for direction, antenna, uid in changes:
+                self._emit(direction, antenna, uid)
         self._synced.set()
         if not self._silent_alerted:
             self._device("online")
+
+    def _catch_up(self, changes: list[Change], arrived: dict[tuple[int, str], float]) -> None:
+        """An inventory's difference as one timed list: an arrival at the time the board
+        says, a departure at the time of the same tag's arrival elsewhere (a move)."""
+        index = {name: i for i, name in enumerate(self.antennas)}
+        came = {
+            uid: arrived.get((index[antenna], uid))
+            for direction, antenna, uid in changes
+            if direction == "in"
+        }
+        now = self._clock()
+        batch: list[Timed] = []
+        for direction, antenna, uid in changes:
+            if direction == "in":
+                batch.append((TagIn(t=now, antenna=antenna, uid=uid), came[uid]))
+            else:
+                batch.append((TagOut(t=now, antenna=antenna, uid=uid), came.get(uid)))
+        assert self._on_catch_up is not None
+        try:
+            self._on_catch_up(batch)
+        except Exception:
+            log.exception("%s: on_catch_up callback failed", self.name)
 
     # -- callbacks -------------------------------------------------------------------------
 

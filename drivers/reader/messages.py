@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import ClassVar, TypeVar
+from typing import ClassVar, Self, TypeVar
 
 from controller.errors import ProtocolError
 from firmware import protocol as wire
@@ -155,6 +155,36 @@ class Inventory:
 
 
 @dataclass(frozen=True, slots=True)
+class Arrivals:
+    """Board to host (version 3), in answer to ARRIVALS_REQUEST: when each tag present
+    arrived on its antenna, newest first. `board_ms` is the board's time as it answered,
+    `tags` holds (antenna index, UID, arrival board time); a tag the board found at
+    power-up is not listed (its arrival is unknown)."""
+
+    TYPE: ClassVar[int] = wire.ARRIVALS
+    board_ms: int
+    tags: tuple[tuple[int, bytes, int], ...] = ()
+
+    def __post_init__(self) -> None:
+        self.payload()
+
+    def ages(self) -> dict[tuple[int, str], int]:
+        """(antenna index, UID in hex) -> how many milliseconds before `board_ms` it
+        arrived (board time wraps at 2**32, so the difference is taken modulo 2**32)."""
+        return {
+            (antenna, uid_hex(uid)): (self.board_ms - arrived) & wire.U32_MAX
+            for antenna, uid, arrived in self.tags
+        }
+
+    def payload(self) -> bytes:
+        return _checked(lambda: wire.arrivals_payload(self.board_ms, list(self.tags)))
+
+    @classmethod
+    def parse(cls, payload: bytes) -> Arrivals:
+        return cls(*_checked(lambda: wire.parse_arrivals(payload)))
+
+
+@dataclass(frozen=True, slots=True)
 class Heartbeat:
     """Board to host: still alive; milliseconds since the board booted (wraps at 2**32)."""
 
@@ -201,8 +231,9 @@ class _EmptyMessage:
         return b""
 
     @classmethod
-    def _check_empty(cls, payload: bytes) -> None:
+    def parse(cls, payload: bytes) -> Self:
         _checked(lambda: wire.parse_empty(payload, cls.NAME))
+        return cls()
 
 
 @dataclass(frozen=True, slots=True)
@@ -212,11 +243,6 @@ class InventoryRequest(_EmptyMessage):
     TYPE: ClassVar[int] = wire.INVENTORY_REQUEST
     NAME: ClassVar[str] = "INVENTORY_REQUEST"
 
-    @classmethod
-    def parse(cls, payload: bytes) -> InventoryRequest:
-        cls._check_empty(payload)
-        return cls()
-
 
 @dataclass(frozen=True, slots=True)
 class HelloRequest(_EmptyMessage):
@@ -225,14 +251,27 @@ class HelloRequest(_EmptyMessage):
     TYPE: ClassVar[int] = wire.HELLO_REQUEST
     NAME: ClassVar[str] = "HELLO_REQUEST"
 
-    @classmethod
-    def parse(cls, payload: bytes) -> HelloRequest:
-        cls._check_empty(payload)
-        return cls()
+
+@dataclass(frozen=True, slots=True)
+class ArrivalsRequest(_EmptyMessage):
+    """Host to board (version 3): send ARRIVALS now (a board before version 3 answers
+    ERROR 3)."""
+
+    TYPE: ClassVar[int] = wire.ARRIVALS_REQUEST
+    NAME: ClassVar[str] = "ARRIVALS_REQUEST"
 
 
 Message = (
-    Hello | TagIn | TagOut | Inventory | Heartbeat | BoardError | InventoryRequest | HelloRequest
+    Hello
+    | TagIn
+    | TagOut
+    | Inventory
+    | Heartbeat
+    | BoardError
+    | Arrivals
+    | InventoryRequest
+    | HelloRequest
+    | ArrivalsRequest
 )
 
 _PARSERS: dict[int, Callable[[bytes], Message]] = {
@@ -242,8 +281,10 @@ _PARSERS: dict[int, Callable[[bytes], Message]] = {
     Inventory.TYPE: Inventory.parse,
     Heartbeat.TYPE: Heartbeat.parse,
     BoardError.TYPE: BoardError.parse,
+    Arrivals.TYPE: Arrivals.parse,
     InventoryRequest.TYPE: InventoryRequest.parse,
     HelloRequest.TYPE: HelloRequest.parse,
+    ArrivalsRequest.TYPE: ArrivalsRequest.parse,
 }
 
 

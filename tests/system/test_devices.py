@@ -46,6 +46,10 @@ class Sink:
     def submit_reader_event(self, name: str, event: TagIn | TagOut) -> None:
         self._add("tag", (name, event))
 
+    def submit_catch_up(self, name: str, batch: list[tuple[TagIn | TagOut, float | None]]) -> None:
+        for event, _when in batch:
+            self._add("tag", (name, event))
+
     def wait(self, predicate: Callable[[list[tuple[str, Any]]], bool], timeout: float = 10) -> bool:
         with self.cond:
             return self.cond.wait_for(lambda: predicate(self.items), timeout)

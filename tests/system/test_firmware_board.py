@@ -106,7 +106,7 @@ def test_boot_says_hello_reads_silently_and_answers_the_inventory_it_was_asked()
     board.step()
     frames = wire.frames()
     assert frames[0].seq == 0
-    assert frames[0].msg == m.Hello("tablefw-1.0", "chip", ("bet1", "pot"), protocol=2)
+    assert frames[0].msg == m.Hello("tablefw-1.0", "chip", ("bet1", "pot"), protocol=3)
     assert [type(f.msg) for f in frames] == [m.Hello, m.Inventory]  # no TAG_IN at boot
     inventory = frames[1].msg
     assert isinstance(inventory, m.Inventory)
@@ -129,6 +129,33 @@ def test_debounce_a_tag_missed_once_stays_in_missed_twice_goes_out_at_the_first_
         m.TagIn(0, A, board_ms=times[0]),  # the read that first saw it
         m.TagOut(0, A, board_ms=times[3]),  # the first of the two reads that missed it
     ]
+
+
+def test_arrivals_say_when_each_tag_arrived_newest_first_and_not_those_found_at_power_up() -> None:
+    clock = FakeClock(0)
+    board, antennas, wire = make_board(["bet1", "pot"], clock, debounce_out=1)
+    antennas[1].now = [B]  # on the antenna at power-up: its arrival is unknown
+    wire.inbox += encode(m.ArrivalsRequest(), 0)
+    board.step()  # boot: the request is answered once the antennas were read
+    clock.ms += 40
+    antennas[0].now = [A]
+    board.scan(0)
+    clock.ms += 40
+    antennas[1].now = [B, C]
+    board.scan(1)
+    clock.ms += 40
+    wire.inbox += encode(m.ArrivalsRequest(), 1) + encode(m.InventoryRequest(), 2)
+    board.receive()
+    board.transmit()
+    answers = [f.msg for f in wire.frames() if isinstance(f.msg, m.Arrivals | m.Inventory)]
+    assert answers == [
+        m.Arrivals(0, ()),  # at power-up
+        m.Arrivals(120, ((1, C, 80), (0, A, 40))),
+        m.Inventory(((A,), (B, C)), 120),
+    ]
+    assert answers[1].ages() == {(1, C.hex().upper()): 40, (0, A.hex().upper()): 80}
+    # the board time wraps at 2**32: an age is taken modulo 2**32
+    assert m.Arrivals(5, ((0, A, 0xFFFFFFFE),)).ages() == {(0, A.hex().upper()): 7}
 
 
 def test_board_time_runs_on_across_the_tick_wrap() -> None:
@@ -293,9 +320,7 @@ def test_a_broken_antenna_is_alerted_and_its_tags_stay(
     board.place("burn", C)
     board.break_antenna("burn")
     board.send_inventory()
-    assert rec.wait(
-        lambda: any(isinstance(i, tuple) and i[1] == "reader_error" for i in rec.log)
-    )
+    assert rec.wait(lambda: any(isinstance(i, tuple) and i[1] == "reader_error" for i in rec.log))
     details = next(i[2] for i in rec.log if isinstance(i, tuple) and i[1] == "reader_error")
     assert details["code"] == m.ERR_ANTENNA_FAULT and "antenna burn" in str(details["text"])
     assert driver.positions()["burn"] == [C.hex().upper()]  # not reported out
@@ -353,6 +378,11 @@ def test_the_documented_frames_of_both_versions() -> None:
     assert FrameDecoder().feed(v1)[0].msg == m.TagIn(2, card, board_ms=None)
     inventory = m.Inventory(((card[:4],), (), (card,)), board_ms=1500)
     assert encode(inventory, 8).hex(" ").upper() in doc.replace("\n", " ")
+    arrivals = m.Arrivals(1300000, ((2, card, 1299400), (0, bytes.fromhex("DEADBEEF"), 1250000)))
+    assert encode(arrivals, 9).hex(" ").upper() in doc.replace("\n", " ")
+    assert encode(m.ArrivalsRequest(), 2).hex(" ").upper() in doc
+    hello = m.Hello("tablesim-1.0", "card", ("seat1", "seat2", "board"), protocol=3)
+    assert encode(hello, 0).hex(" ").upper() in doc.replace("\n", " ")
     # Neither three trailing bytes nor five: only none (version 1) or four (version 2).
     for extra in (b"\x00\x01\x02", b"\x00\x01\x02\x03\x04"):
         payload = protocol.tag_payload(2, card) + extra

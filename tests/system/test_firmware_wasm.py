@@ -229,7 +229,7 @@ def test_firmware_under_micropython_talks_to_the_host_driver(wasm_board: WasmBoa
     driver.start()
     try:
         assert driver.wait_synced(30)
-        assert driver.hello == m.Hello("tablefw-wasm", "card", tuple(ANTENNAS), protocol=2)
+        assert driver.hello == m.Hello("tablefw-wasm", "card", tuple(ANTENNAS), protocol=3)
         assert wasm_board.command("place seat1 " + CARD) == "ok"
         assert wasm_board.command("place seat1 " + SHORT) == "ok"
         assert wasm_board.command("place board " + CHIP) == "ok"

@@ -343,7 +343,7 @@ def test_sim_never_blocks_when_nobody_reads(rec: Recorder) -> None:
 
 def test_host_requests_are_answered(sim: ReaderBoardSim, driver: ReaderDriver) -> None:
     sim.place("seat1", A)
-    assert sim.requests[:2] == ["hello", "inventory"]
+    assert sim.requests[:3] == ["hello", "arrivals", "inventory"]
     asked = sim.requests.count("inventory")
     before = driver.counters()["inventories"]
     driver.request_inventory()

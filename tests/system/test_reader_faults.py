@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -20,7 +20,7 @@ import pytest
 from controller.trace import Device, TagIn, TagOut
 from drivers.reader.driver import ReaderDriver
 from firmware_sim.reader_board import ReaderBoardSim
-from tests.broker import Mosquitto, Subscriber
+from tests.broker import Subscriber
 from tests.table_rig import (
     PREFIX,
     Expectation,
@@ -63,17 +63,6 @@ def _fold_steps(steps: list[Step]) -> list[int]:
     )
     assert steps[first + 1].moves[0].antenna == steps[first].moves[0].antenna
     return [first, first + 1]
-
-
-@pytest.fixture
-def table(tmp_path: Path, mosquitto: Mosquitto) -> Iterator[tuple[TableRig, Subscriber]]:
-    with TableRig(tmp_path / "rig", mosquitto) as rig:
-        room = Subscriber(mosquitto, f"{PREFIX}/#")
-        try:
-            yield rig, room
-        finally:
-            rig.stop()
-            room.close()
 
 
 def test_unplugged_card_reader_holds_the_table_and_catches_up_on_replug(

@@ -11,8 +11,8 @@ import pytest
 
 from controller.draws import DrawRequests
 from controller.errors import RegistryError
-from controller.inputs import Command, TagIn, TagOut
-from controller.recovery import RESYNC_TIMEOUT, Resync
+from controller.inputs import ButtonPress, Command, Device, Event, TagIn, TagOut
+from controller.resync import RESYNC_TIMEOUT, Resync
 from controller.staff import StaffMember, load_staff
 from controller.staff_sync import file_changes, save
 from controller.supervision import Supervisor, status_text
@@ -152,6 +152,92 @@ def test_resync_gives_up_waiting_after_its_timeout() -> None:
     assert resync.pending()
     clock.now += 0.1
     assert not resync.pending()  # timers fire again; the table is not frozen by a dead board
+
+
+def test_resync_merges_both_boards_catch_up_by_board_time_after_a_restart() -> None:
+    """The chip board re-reads a call made at 10.2, the card board the burn (10.5) and the
+    flop card (10.6), each board in its antenna order: released together, in the order
+    the moves were made, once both are back; what has no known time (a tag gone from the
+    table) first; the `online` reports after the moves."""
+    out: list[Event] = []
+    resync = Resync(Clock(), sink=out.append)
+    resync.begin(("card_reader", "chip_reader"), crash_t=9.0, unsettled=[])
+    flop = TagIn(20.0, "board", card="Kd")
+    burn = TagIn(20.0, "burn", card="2c")
+    gone = TagOut(20.0, "muck", card="7h")
+    resync.catch_up("card_reader", [(gone, None), (flop, 10.6), (burn, 10.5)])
+    resync.device("card_reader", Device(20.0, "card_reader", "online"))
+    assert out == []  # the chip board has not said what it saw meanwhile
+    call = TagIn(20.1, "bet3", chip="c1", value=100)
+    resync.catch_up("chip_reader", [(call, 10.2)])
+    resync.device("chip_reader", Device(20.1, "chip_reader", "online"))
+    assert out == [
+        gone,
+        call,
+        burn,
+        flop,
+        Device(20.0, "card_reader", "online"),
+        Device(20.1, "chip_reader", "online"),
+    ]
+    live = TagIn(21.0, "board", card="9s")
+    resync.admit("card_reader", live)
+    assert out[-1] == live  # caught up: live moves go straight through
+
+
+def test_resync_holds_the_other_board_while_a_reader_is_unplugged() -> None:
+    """The chip board goes offline with seat 3's push in progress; the card board's live
+    moves wait. Replugged, its catch-up (times unknown: it rebooted) goes first, a chip
+    for the cut push dated to the moment it went away, then the card board's moves."""
+    out: list[Event] = []
+    resync = Resync(Clock(), sink=out.append)
+    offline = Device(30.0, "chip_reader", "offline")
+    resync.device("chip_reader", offline)
+    assert out == [offline]
+    resync.gone("chip_reader", 30.0, unsettled=[3])
+    burn = TagIn(31.0, "burn", card="2c")
+    resync.admit("card_reader", burn)
+    assert out == [offline]
+    chip = TagIn(40.0, "bet3", chip="c2", value=100)
+    other = TagIn(40.0, "bet4", chip="c3", value=100)
+    resync.catch_up("chip_reader", [(chip, None), (other, None)])
+    resync.device("chip_reader", Device(40.0, "chip_reader", "online"))
+    assert out == [
+        offline,
+        TagIn(30.0, "bet3", chip="c2", value=100),  # the push goes on
+        other,
+        burn,
+        Device(40.0, "chip_reader", "online"),
+    ]
+
+
+def test_resync_keeps_a_press_behind_the_moves_it_holds_back() -> None:
+    """While the chip board is away the card board's fold is held; the next seat's check
+    pressed after it waits behind it. With nothing held a press goes straight through."""
+    out: list[Event] = []
+    resync = Resync(Clock(), sink=out.append)
+    resync.device("chip_reader", Device(30.0, "chip_reader", "offline"))
+    shuffler = ButtonPress(30.5, "shuffler")
+    resync.admit_press(shuffler)
+    assert out[-1] == shuffler  # refused by the engine at once (the table is held)
+    fold = TagIn(31.0, "muck", card="7h")
+    check = ButtonPress(32.0, "check")
+    resync.admit("card_reader", fold)
+    resync.admit_press(check)
+    assert out[-1] == shuffler
+    resync.device("chip_reader", Device(40.0, "chip_reader", "online"))
+    assert out[-3:] == [fold, check, Device(40.0, "chip_reader", "online")]
+
+
+def test_resync_releases_what_it_held_when_a_board_never_comes_back_after_a_restart() -> None:
+    clock = Clock()
+    out: list[Event] = []
+    resync = Resync(clock, sink=out.append)
+    resync.begin(("card_reader", "chip_reader"), crash_t=0.0, unsettled=[])
+    card = TagIn(1.0, "seat1", card="As")
+    resync.catch_up("card_reader", [(card, 0.5)])
+    resync.device("card_reader", Device(1.0, "card_reader", "online"))
+    clock.now += RESYNC_TIMEOUT
+    assert not resync.pending() and out == [card, Device(1.0, "card_reader", "online")]
 
 
 def as_roster(*members: StaffMember) -> dict[str, tuple[str, str]]:

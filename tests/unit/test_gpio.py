@@ -5,6 +5,8 @@ from __future__ import annotations
 import itertools
 import sys
 import threading
+import time
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -14,7 +16,7 @@ from controller.errors import ConfigError, DeviceError, TableError
 from controller.trace import ButtonPress
 from drivers.gpio import Lamps, PinPlan, TableButtons
 from drivers.gpio.rpi import RpiBackend
-from drivers.gpio.sim import ManualClock, SimBackend
+from drivers.gpio.sim import ManualClock, SimBackend, send_control
 
 SHUFFLER, CHECK, MISDEAL, FLOOR_BTN = 17, 27, 22, 23
 ALLIN = {1: 5, 4: 13, 9: 26}
@@ -496,3 +498,29 @@ def test_rpi_backend_errors_are_device_errors() -> None:
         backend.write(4, True)
     with pytest.raises(DeviceError, match="already an input"):
         backend.setup_output(4)
+
+
+def test_a_stopped_table_keeps_its_fault_lamp_driven_after_close() -> None:
+    """Outputs kept at close are not cleaned up: RPi.GPIO leaves them driven after exit."""
+    gpio = FakeGpio()
+    backend = RpiBackend(gpio=gpio)
+    backend.setup_input(4)
+    backend.setup_output(11, initial=True)
+    backend.setup_output(9)
+    backend.close(keep=[11, 4])  # an input is never kept
+    assert [call for call in gpio.calls if call[0] == "cleanup"] == [("cleanup", ([4, 9],), {})]
+
+
+def test_refused_inputs_drop_presses_and_the_control_socket_says_so(tmp_path: Path) -> None:
+    sock = tmp_path / "gpio.sock"
+    sim = SimBackend(control_socket=sock)
+    presses: list[ButtonPress] = []
+    buttons = TableButtons(sim, PinPlan(shuffler=4, bounce_ms=0), presses.append, time.monotonic)
+    assert send_control(sock, "press 4") == "ok" and send_control(sock, "release 4") == "ok"
+    buttons.refuse("the table is stopped: journal failed")
+    assert send_control(sock, "press 4") == "refused: the table is stopped: journal failed"
+    assert sim.level(4) is True  # nothing was driven
+    sim.press(4)  # a real contact still closes: the driver drops it
+    assert send_control(sock, "release 4") == "ok"
+    assert [p.name for p in presses] == ["shuffler"]
+    sim.close()
