@@ -8,6 +8,7 @@ import os
 import re
 import ssl
 import tomllib
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -805,6 +806,21 @@ def with_game(config: Config, game: str | None) -> Config:
     return replace(config, rules=replace(config.rules, game=game))
 
 
+def read_sections(path: Path, sections: Sequence[str]) -> dict[str, Any]:
+    """A TOML file's data, refused (ConfigError naming the file) if it has a section or
+    top-level key not in `sections`, with the nearest known name as a hint."""
+    data = _read_toml(path)
+    for key, value in data.items():
+        if key not in sections:
+            hint = difflib.get_close_matches(key, sections, n=1)
+            suggestion = f" (did you mean [{hint[0]}]?)" if hint else ""
+            what = f"section [{key}]" if isinstance(value, dict) else f"top-level key '{key}'"
+            raise ConfigError(
+                f"{path}: unknown {what}{suggestion}; known sections: {', '.join(sections)}"
+            )
+    return data
+
+
 def load_config(path: Path, *, profile_override: str | None = None) -> Config:
     """Read and validate a table's TOML file; any refusal is a ConfigError naming file and key.
 
@@ -812,15 +828,7 @@ def load_config(path: Path, *, profile_override: str | None = None) -> Config:
     `profile_override` (the CLI's --profile) replaces [rules] profile.
     """
     path = Path(path)
-    data = _read_toml(path)
-    for key, value in data.items():
-        if key not in _SECTIONS:
-            hint = difflib.get_close_matches(key, _SECTIONS, n=1)
-            suggestion = f" (did you mean [{hint[0]}]?)" if hint else ""
-            what = f"section [{key}]" if isinstance(value, dict) else f"top-level key '{key}'"
-            raise ConfigError(
-                f"{path}: unknown {what}{suggestion}; known sections: {', '.join(_SECTIONS)}"
-            )
+    data = read_sections(path, _SECTIONS)
     base = Path(os.path.abspath(path)).parent
     table = _load_table(path, data)
     rules = _load_rules(path, data, profile_override)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import datetime
-import difflib
 import os
 import zoneinfo
 from dataclasses import dataclass, field
@@ -14,13 +13,12 @@ from controller.config import (
     NAME_RE,
     _existing_file,
     _load_credentials,
-    _read_toml,
     _resolve,
     _Section,
     _sub,
     _Where,
+    read_sections,
 )
-from controller.errors import ConfigError
 
 SECTIONS = ("room", "broker", "database", "http", "gaps", "stats", "monitor")
 
@@ -268,15 +266,7 @@ def _stats(path: Path, data: dict[str, Any]) -> StatsConfig:
 def load_room_config(path: Path) -> RoomConfig:
     """Read and validate a room server's TOML file; ConfigError naming the file and key."""
     path = Path(path)
-    data = _read_toml(path)
-    for key, value in data.items():
-        if key not in SECTIONS:
-            hint = difflib.get_close_matches(key, SECTIONS, n=1)
-            suggestion = f" (did you mean [{hint[0]}]?)" if hint else ""
-            what = f"section [{key}]" if isinstance(value, dict) else f"top-level key '{key}'"
-            raise ConfigError(
-                f"{path}: unknown {what}{suggestion}; known sections: {', '.join(SECTIONS)}"
-            )
+    data = read_sections(path, SECTIONS)
     base = Path(os.path.abspath(path)).parent
     name = _room(path, data)
     return RoomConfig(
