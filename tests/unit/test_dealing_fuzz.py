@@ -459,8 +459,9 @@ def invariants(out: list[Message], totals: list[tuple[int, int]], profile: str) 
     hand: int | None = None
     hole: dict[int, set[str]] = {}
     pending_state_check = False
+    raked = 0  # the house's rake leaves the table (a profile that takes one: campione)
     for index, m in enumerate(out):
-        total = max((t for at, t in totals if at <= index), default=0)
+        total = max((t for at, t in totals if at <= index), default=0) - raked
         p = m.payload
         # every event, alert and hole card; a state when a procedure or hold shows in it,
         # else one in ten (a state is long to check and much like the one before it)
@@ -485,6 +486,7 @@ def invariants(out: list[Message], totals: list[tuple[int, int]], profile: str) 
                 problems.append(f"{kind} names hand {p['hand']} during hand {hand}")
             problems += _event_problems(p, profile)
             if kind == "hand_completed":
+                raked += p.get("rake", 0)
                 hand = None
                 pending_state_check = True
         if m.topic in ("events", "alerts", "state") and m.topic != "replies":
@@ -497,7 +499,8 @@ def _event_problems(p: dict[str, Any], profile: str) -> list[str]:
     bad: list[str] = []
     if kind == "pot_awarded":
         shares = {int(k): v for k, v in p["shares"].items()}
-        if sum(shares.values()) != p["amount"] or set(shares) != set(p["winners"]):
+        net = p["amount"] - p.get("rake", 0)  # the shares are net of the house's rake
+        if sum(shares.values()) != net or set(shares) != set(p["winners"]):
             bad.append(f"pot_awarded shares {shares} for {p['amount']} to {p['winners']}")
     elif kind == "board_dealt":
         if (
