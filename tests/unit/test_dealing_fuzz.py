@@ -450,8 +450,10 @@ def play(profile: str, seed: int, hands: int) -> Dealer:
 
 def invariants(out: list[Message], totals: list[tuple[int, int]], profile: str) -> list[str]:
     """What every run of the dealing procedures must keep, read from the messages
-    (`totals`: the chips seated from each message index on, rebuys counted)."""
+    (`totals`: the chips seated from each message index on, rebuys counted; a house's rake,
+    named on `pot_awarded`, leaves the table)."""
     problems: list[str] = []
+    raked = 0
     events = [m.payload for m in out if m.topic == "events"]
     seqs = [e["seq"] for e in events]
     if seqs != list(range(1, len(seqs) + 1)):
@@ -474,8 +476,10 @@ def invariants(out: list[Message], totals: list[tuple[int, int]], profile: str) 
             continue
         if m.topic == "state" and pending_state_check and p.get("hand") is None:
             stacks = sum(s["stack"] + s["bet"] for s in p["seats"].values())
-            if stacks != total:
-                problems.append(f"chips: {stacks} at the end of hand {hand}, {total} seated")
+            if stacks != total - raked:
+                problems.append(
+                    f"chips: {stacks} at the end of hand {hand}, {total} seated, {raked} raked"
+                )
             pending_state_check = False
         if m.topic == "events":
             kind = p["type"]
@@ -484,6 +488,8 @@ def invariants(out: list[Message], totals: list[tuple[int, int]], profile: str) 
             elif p["hand"] != hand:
                 problems.append(f"{kind} names hand {p['hand']} during hand {hand}")
             problems += _event_problems(p, profile)
+            if kind == "pot_awarded":
+                raked += p.get("rake", 0)
             if kind == "hand_completed":
                 hand = None
                 pending_state_check = True
@@ -497,7 +503,8 @@ def _event_problems(p: dict[str, Any], profile: str) -> list[str]:
     bad: list[str] = []
     if kind == "pot_awarded":
         shares = {int(k): v for k, v in p["shares"].items()}
-        if sum(shares.values()) != p["amount"] or set(shares) != set(p["winners"]):
+        net = p["amount"] - p.get("rake", 0)  # the shares are net of a house's rake
+        if sum(shares.values()) != net or set(shares) != set(p["winners"]):
             bad.append(f"pot_awarded shares {shares} for {p['amount']} to {p['winners']}")
     elif kind == "board_dealt":
         if (
