@@ -35,14 +35,15 @@ class ScriptPlayer:
         self.played = 0
         self._last_press: dict[int, float] = {}
         # Trace chips are (id, value); the simulated board needs registered UIDs, so each
-        # chip id is given the next UID of its value from the chip registry, in turn.
+        # chip id is given the next UID of its value from the chip registry, in turn, that
+        # fits the move (see _chip_uid).
         self.chip_uids: dict[str, str] = {}
         self._pools: dict[int, list[str]] = {}
         self._next: dict[int, int] = {}
         registry = daemon.engine.chips
         if registry is not None:
             for uid, value in sorted(registry.items()):
-                self._pools.setdefault(value, []).append(uid)
+                self._pools.setdefault(value, []).append(uid.upper())
 
     def play(self, events: Iterable[Event], stop: threading.Event | None = None) -> int:
         """Play events at their times (divided by speed); return how many were played."""
@@ -97,7 +98,7 @@ class ScriptPlayer:
         if uid is None and event.card is not None and self.deck is not None:
             uid = self.deck.uid_of(event.card)
         if uid is None and event.chip is not None:
-            uid = self._chip_uid(event.chip, event.value or 0)
+            uid = self._chip_uid(event, event.chip, event.value or 0)
         board_name = "card_reader" if event.antenna in self.card_antennas else "chip_reader"
         board = self.daemon.devices.sim_boards.get(board_name)
         if board is None or uid is None:
@@ -121,17 +122,38 @@ class ScriptPlayer:
                 return
             time.sleep(0.002)
 
-    def _chip_uid(self, chip: str, value: int) -> str | None:
+    def _chip_uid(self, event: TagIn | TagOut, chip: str, value: int) -> str | None:
+        """The registered UID of the trace's chip `chip`: the one it was given, or else the
+        next of its value, in turn, that fits the move and is no other trace chip's: a chip
+        arriving is one not lying on the board, a chip leaving an antenna one lying there.
+        A trace played in parts, one player each, thus neither puts the pot's chips in a
+        bet zone (read at two antennas, a tag is counted once) nor pushes a pot of chips
+        that are not there. With none that fits, the next in turn."""
         uid = self.chip_uids.get(chip)
         if uid is None:
             pool = self._pools.get(value)
             if not pool:
                 return None  # no registered chip of that value: sent as a trace event
             i = self._next.get(value, 0)
+            where = self._chips_on_board()
+            given = set(self.chip_uids.values())
+            if isinstance(event, TagIn):
+                lying = {u for tags in where.values() for u in tags}
+                fits = [j for j in range(i, i + len(pool)) if pool[j % len(pool)] not in lying]
+            else:
+                here = set(where.get(event.antenna, ()))
+                fits = [j for j in range(i, i + len(pool)) if pool[j % len(pool)] in here]
+            fresh = [j for j in fits if pool[j % len(pool)] not in given]
+            i = (fresh or fits or [i])[0]
             uid = pool[i % len(pool)]
             self._next[value] = i + 1
             self.chip_uids[chip] = uid
         return uid
+
+    def _chips_on_board(self) -> dict[str, list[str]]:
+        """The UIDs (uppercase hex) the simulated chip board holds, by antenna."""
+        board = self.daemon.devices.sim_boards.get("chip_reader")
+        return {} if board is None else dict(board.contents())
 
 
 def _fields(event: TagIn | TagOut) -> dict[str, Any]:
