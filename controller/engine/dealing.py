@@ -313,16 +313,22 @@ class HandDealing:
         seats = deal.order
         if upto is not None and upto in deal.order:
             seats = deal.order[: deal.order.index(upto) + 1]
-        dealt_out = [s for s in seats if not hand.hole.get(s)]
+        dealt_out = [s for s in seats if not hand.hole.get(s) and s in self.betting.live]
         if dealt_out:
-            self.misdeal(t, "seat_dealt_out", seats=dealt_out)
-            return
+            if self.misdeal(t, "seat_dealt_out", seats=dealt_out):
+                return
+            # Refused past the limit (35-D): a cardless hand is dead (38) and play goes on;
+            # the button's missing cards may still be replaced until it acts (37).
+            button = hand.positions.button
+            for seat in dealt_out:
+                if seat != button:
+                    self._do(t, dead_hand_38.dealt_out(seat))
         button = hand.positions.button
         if len(seats) == len(deal.order):
             deal.over = True
         for seat in seats:
             have = len(hand.hole.get(seat, ()))
-            if have >= self.hole_count or seat in deal.checked:
+            if have >= self.hole_count or seat in deal.checked or seat not in self.betting.live:
                 continue
             deal.checked.add(seat)
             if seat == button:

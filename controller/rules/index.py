@@ -158,7 +158,11 @@ INDEX: tuple[Entry, ...] = (
     Entry("35A-1", "Misdeal: two or more boxed cards on the deal", (f"{_DEAL}.boxed",)),
     Entry("35A-2", "Misdeal: the first card dealt to the wrong seat", (f"{_DEAL}.hole_card",)),
     Entry("35A-3", "Misdeal: a card dealt to a seat not entitled to one", (f"{_DEAL}.hole_card",)),
-    Entry("35A-4", "Misdeal: a seat entitled to a hand was dealt out", (f"{_DEAL}.end_of_deal",)),
+    Entry(
+        "35A-4",
+        "Misdeal: a seat entitled to a hand was dealt out (after substantial action: 38)",
+        (f"{_DEAL}.end_of_deal",),
+    ),
     Entry(
         "35A-5",
         "Misdeal: one of the first two cards, or two cards in all, exposed by the dealer",
@@ -214,9 +218,11 @@ INDEX: tuple[Entry, ...] = (
     ),
     Entry(
         "38",
-        "Wrong number of cards after substantial action: the hand is dead, one burn a street",
+        "Wrong number of cards after substantial action (a seat dealt out included): the hand "
+        "is dead, play goes on, one burn a street",
         (
             f"{_PROC}.dead_hand_38:dead",
+            f"{_PROC}.dead_hand_38:dealt_out",
             f"{_PROC}.dead_hand_38:too_few",
             f"{_PROC}.dead_hand_38:killed_card_burned",
             f"{_DEAL}._after_substantial_action",

@@ -668,6 +668,33 @@ def build() -> None:
         players=6,
         button=6,
     )
+    pair(
+        "rule_38_seat_dealt_out_after_substantial_action_hand_dead",
+        "Rules 35-D and 38: seat 4 (not the button) is dealt no card; seat 3 calls and seat 4 "
+        "puts in a call: substantial action, so no misdeal (35-D); the cardless hand is dead "
+        "(38), its 100 stays in the pot, the action passes it, the flop comes with one burn.",
+        lambda t: (
+            t.expect(type="misdeal_refused", reason="seat_dealt_out", rule="35D")
+            .expect(type="hand_killed", seat=4, rule="38")
+            .expect(type="procedure_required", procedure="dead_hand", rule="38")
+            .expect(type="action", seat=5, action="call", amount=100)
+            .expect(type="board_dealt", street="flop")
+            .expect(type="procedure_completed", procedure="dead_hand", rule="38")
+            .shuffler()
+            .blinds()
+            .deal({s: c for s, c in HOLE6.items() if s != 4})
+            .push(3, 100)
+            .push(4, 100)
+            .push(5, 100)
+            .push(6, 100)
+            .push(1, 50)
+            .press("check")
+            .street(FLOP, "2d")
+        ),
+        None,
+        players=6,
+        button=6,
+    )
     # ---------------------------------------------------------------- rule 39
     pair(
         "rule_39_four_card_flop_floor_draws_the_burn",

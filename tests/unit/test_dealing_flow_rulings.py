@@ -1,0 +1,92 @@
+"""Issue 11 A, the dealing flow's rulings at engine level: a seat dealt out after substantial
+action (35-D with 38), the re-deal as an exact re-play (35-C), skipped players (53-B) and
+alert texts that never name a card not yet public."""
+
+from __future__ import annotations
+
+from tests.engine_helpers import Table, ev
+from tests.hand_finisher import finish_hand
+
+HOLE6 = {1: ["Ah", "Kh"], 2: ["Qd", "Jd"], 3: ["9s", "9c"], 4: ["7h", "2c"], 5: ["5h", "6d"]}
+HOLE6[6] = ["Tc", "Th"]
+
+
+def _six(button: int = 6) -> Table:
+    t = Table(seats=(1, 2, 3, 4, 5, 6), button=button)
+    t.shuffle()
+    t.push(1, 50)
+    t.push(2, 100)
+    return t
+
+
+def _types(t: Table) -> list[tuple[str, str]]:
+    return [(m.topic, m.payload.get("type", "")) for m in t.out if m.topic != "state"]
+
+
+# ------------------------------------------------------------------ 35-D with 38
+
+
+def test_rule_38_seat_dealt_out_found_after_substantial_action_is_dead_and_play_goes_on() -> None:
+    t = _six()
+    t.deal({s: c for s, c in HOLE6.items() if s != 4})
+    t.push(3, 100)
+    t.push(4, 100)  # the cardless seat puts in a call: substantial action (36)
+    refused = [a for a in t.alerts() if a["type"] == "misdeal_refused"]
+    assert [(a["reason"], a["rule"]) for a in refused] == [("seat_dealt_out", "35D")]
+    killed = t.events("hand_killed")
+    assert [(k["seat"], k["rule"]) for k in killed] == [(4, "38")]
+    assert not t.events("misdeal")
+    # The action passes the dead hand; its chips stay in the pot.
+    assert t.state["to_act"] == 5
+    assert t.state["seats"]["4"]["status"] == "folded"
+    t.push(5, 100)
+    t.push(6, 100)
+    t.push(1, 50)
+    t.button("check")
+    t.board("Td", "5s", "4c", burn="2d")
+    flop = t.events("board_dealt")
+    assert [f["street"] for f in flop] == ["flop"]
+    betting = t.engine.betting
+    assert betting is not None and betting.contrib[4] == 100
+    assert all(4 not in p.eligible for p in betting.pots())
+    assert finish_hand(t.engine, []) is not None
+    assert t.engine.hand is None
+
+
+def test_rule_38_seat_dealt_out_does_not_hold_the_action_of_the_others() -> None:
+    # Seat 5 is dealt out; seats 3 and 4 call (substantial action): seat 5 is dead at once,
+    # so the action is on seat 6 and no push is held as out of turn.
+    t = _six()
+    t.deal({s: c for s, c in HOLE6.items() if s != 5})
+    t.push(3, 100)
+    t.push(4, 100)
+    assert [(k["seat"], k["rule"]) for k in t.events("hand_killed")] == [(5, "38")]
+    assert t.state["to_act"] == 6
+    t.push(6, 100)
+    assert not [e for e in t.events("out_of_turn")]
+    assert t.events("action")[-1]["seat"] == 6
+
+
+def test_rule_35A4_seat_dealt_out_before_substantial_action_is_still_a_misdeal() -> None:
+    t = _six()
+    t.deal({s: c for s, c in HOLE6.items() if s != 4})
+    t.push(3, 100)
+    t.button("check")  # the cardless seat's turn: the deal ends at it (35A-4)
+    assert [m["reason"] for m in t.events("misdeal")] == ["seat_dealt_out"]
+    assert not t.events("hand_killed")
+
+
+def test_rule_37_button_dealt_out_after_substantial_action_may_still_be_given_its_cards() -> None:
+    t = _six()
+    t.deal({s: c for s, c in HOLE6.items() if s != 6})
+    t.push(3, 100)
+    t.push(4, 100)
+    t.push(5, 100)
+    assert not t.events("hand_killed")
+    assert any(a.get("procedure") == "button_short" for a in t.alerts())
+    t.do(ev(t=t.step(), event="tag_in", antenna="seat6", card="Tc"))
+    t.do(ev(t=t.step(), event="tag_in", antenna="seat6", card="Th"))
+    t.push(6, 100)
+    assert not t.events("hand_killed")
+    assert t.events("action")[-1]["seat"] == 6
+
