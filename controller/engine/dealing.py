@@ -56,6 +56,7 @@ class DealState:
     checked: set[int] = field(default_factory=set)  # seats whose short deal was reported
     absent: set[int] = field(default_factory=set)  # away when the original deal began (30)
     warned: set[int] = field(default_factory=set)  # too few after substantial action (38)
+    aside: dict[int, set[str]] = field(default_factory=dict)  # chips pushed before a re-deal
 
 
 class HandDealing:
@@ -402,12 +403,32 @@ class HandDealing:
         self.killed_cards.clear()
         premature_card_rp5.forget_left(self.procedures)
         self.deal = DealState(
-            order=self._deal_order(), collecting=True, absent=set(self.deal.absent)
+            order=self._deal_order(),
+            collecting=True,
+            absent=set(self.deal.absent),
+            aside={s: set(c) for s, c in self.deal.aside.items()},
         )
         self.burns_before = 0
         self.street_actions = 0
         self._seen = 0
         hand.redeals += 1
+
+    def chips_set_aside(self, t: float, seat: int, chip: str, *, arrived: bool) -> bool:
+        """35-C: chips pushed after a misdeal, before the re-deal's first card, are no action:
+        they stay the player's and the re-deal starts from the blinds. True if the chip is
+        one of those (the betting never sees it)."""
+        aside = self.deal.aside
+        if not arrived:
+            if chip in aside.get(seat, ()):
+                aside[seat].discard(chip)
+                return True
+            return False
+        if not self.awaiting_redeal() or self.betting.owed.get(seat, 0) > 0:
+            return False  # a blind still owed is posted as usual
+        if not aside.get(seat):
+            self._do(t, misdeal_35.chips_before_redeal(seat))
+        aside.setdefault(seat, set()).add(chip)
+        return True
 
     def collected(self) -> None:
         """After a misdeal: the re-deal may start once no card is read on the table."""

@@ -184,6 +184,8 @@ INDEX: tuple[Entry, ...] = (
             f"{_DEAL}.restore_posted",
             f"{_PROC}.misdeal_35:redeal_same_hand",
             f"{_PROC}.misdeal_35:not_collected",
+            f"{_PROC}.misdeal_35:chips_before_redeal",
+            f"{_DEAL}.chips_set_aside",
         ),
     ),
     Entry(

@@ -402,6 +402,35 @@ def build() -> None:
         ),
     )
     pair(
+        "rule_35C_chips_pushed_before_the_redeal_are_no_action",
+        "Rule 35-C: after a misdeal, while the cards are collected, seat 3 pushes 300 and seat "
+        "4 pushes 300: no action, the chips stay theirs (handed back, seat 4's only after the "
+        "re-deal began); the re-deal starts from the blinds exactly as before.",
+        lambda t: (
+            t.expect(type="misdeal", reason="declared")
+            .expect(type="chips_before_redeal", seat=3, rule="35C")
+            .expect(type="chips_before_redeal", seat=4, rule="35C")
+            .expect(type="procedure_completed", procedure="misdeal", outcome="redealt")
+            .expect(type="action", seat=3, action="call", amount=100)
+            .expect(type="board_dealt", street="flop")
+            .shuffler()
+            .blinds()
+            .deal({1: ["Ah"], 2: ["Qd"], 3: ["9s"]})
+            .press("misdeal")
+            .push(3, 300)
+            .push(4, 300)
+            .take_back(3)
+            .collect()
+            .deal({1: ["As"], 2: ["Qc"]})
+            .take_back(4)
+            .deal({3: ["8s"], 4: ["6h"]})
+            .deal({1: ["Ks"], 2: ["Jc"], 3: ["8c"], 4: ["3d"]})
+            .preflop_calls()
+            .street(FLOP, "2d")
+        ),
+        _clean_redeal,
+    )
+    pair(
         "rule_35D_no_misdeal_after_substantial_action",
         "Rule 35-D: a misdeal declared after substantial action (rule 36) is refused.",
         lambda t: (

@@ -90,3 +90,63 @@ def test_rule_37_button_dealt_out_after_substantial_action_may_still_be_given_it
     assert not t.events("hand_killed")
     assert t.events("action")[-1]["seat"] == 6
 
+
+
+# ------------------------------------------------------------------ 35-C
+
+
+def _misdeal_then_pushes() -> Table:
+    t = Table(seats=(1, 2, 3, 4), button=4)
+    t.shuffle()
+    t.push(1, 50)
+    t.push(2, 100)
+    t.deal({1: ["Ah"], 2: ["Qd"], 3: ["9s"]})
+    t.button("misdeal")
+    t.push(3, 300)  # while the cards are being collected
+    t.push(4, 100, 200)
+    return t
+
+
+def test_rule_35C_chips_pushed_before_the_redeal_are_no_action() -> None:
+    t = _misdeal_then_pushes()
+    assert [e["seat"] for e in t.events("action")] == []
+    alerts = [a for a in t.alerts() if a["type"] == "chips_before_redeal"]
+    assert [(a["seat"], a["rule"]) for a in alerts] == [(3, "35C"), (4, "35C")]
+    for card, seat in (("Ah", 1), ("Qd", 2), ("9s", 3)):
+        t.do(ev(t=t.step(), event="tag_out", antenna=f"seat{seat}", card=card))
+    t.deal({1: ["As", "Ks"], 2: ["Qc", "Jc"], 3: ["8s", "8c"], 4: ["6h", "3d"]})
+    # The re-dealt hand starts from the blinds exactly as before: nothing carried in.
+    seats = t.state["seats"]
+    assert {s: (seats[str(s)]["stack"], seats[str(s)]["bet"]) for s in (1, 2, 3, 4)} == {
+        1: (9950, 50),
+        2: (9900, 100),
+        3: (10000, 0),
+        4: (10000, 0),
+    }
+    assert t.state["to_act"] == 3
+    assert not t.state["substantial_action"]
+    t.push(3, 100)
+    assert t.actions()[-1] == (3, "call", 100, None)
+
+
+def test_rule_35C_chips_set_aside_leave_the_zone_without_an_action() -> None:
+    t = _misdeal_then_pushes()
+    chips = [
+        m.payload
+        for m in t.out
+        if m.topic == "state" and m.payload["seats"]["3"]["bet"]  # never a bet of seat 3
+    ]
+    assert chips == []
+    t.do(ev(t=t.step(), event="tag_out", antenna="bet3", chip="x00003", value=300))
+    assert not t.events("action") and not t.events("out_of_turn")
+
+
+def test_rule_35C_a_blind_still_owed_after_a_misdeal_is_posted() -> None:
+    t = Table(seats=(1, 2, 3), button=3)
+    t.shuffle()
+    t.push(1, 50)
+    t.deal({1: ["Ah"]})
+    t.button("misdeal")
+    t.push(2, 100)  # the big blind, owed since before the misdeal
+    assert [(e["seat"], e["amount"]) for e in t.events("posted")] == [(1, 50), (2, 100)]
+    assert not [a for a in t.alerts() if a["type"] == "chips_before_redeal"]
