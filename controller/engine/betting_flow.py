@@ -813,8 +813,15 @@ class HandBetting:
         """Live seats whose hand the reader has not fully read (two hole cards, five board)."""
         if len(self.live) < 2:
             return []
-        board_ok = len(self.board()) == 5
-        return [s for s in sorted(self.live) if len(self.hole(s)) != 2 or not board_ok]
+        board = self.board()
+        board_ok = len(board) == 5
+        seen = [c for s in self.live for c in self.hole(s)] + board
+        twice = {c for c in seen if seen.count(c) > 1}  # a hole card slid onto the board
+        return [
+            s
+            for s in sorted(self.live)
+            if len(self.hole(s)) != 2 or not board_ok or twice & set(self.hole(s))
+        ]
 
     def refund_all(self) -> dict[int, int]:
         """Abandon the hand: every chip put in goes back to its owner (the ante too)."""

@@ -4,8 +4,16 @@ alert texts that never name a card not yet public."""
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+from typing import Any
+
+from controller.notices import Notices
+from tests.card_leaks import leaks
 from tests.engine_helpers import Table, ev
 from tests.hand_finisher import finish_hand
+
+SCENARIOS = Path(__file__).resolve().parents[1] / "scenarios"
 
 HOLE6 = {1: ["Ah", "Kh"], 2: ["Qd", "Jd"], 3: ["9s", "9c"], 4: ["7h", "2c"], 5: ["5h", "6d"]}
 HOLE6[6] = ["Tc", "Th"]
@@ -150,3 +158,79 @@ def test_rule_35C_a_blind_still_owed_after_a_misdeal_is_posted() -> None:
     t.push(2, 100)  # the big blind, owed since before the misdeal
     assert [(e["seat"], e["amount"]) for e in t.events("posted")] == [(1, 50), (2, 100)]
     assert not [a for a in t.alerts() if a["type"] == "chips_before_redeal"]
+
+
+# ------------------------------------------------------------------ alert texts
+
+
+def _pairs(t: Table) -> list[tuple[str, dict[str, Any]]]:
+    return [(m.topic, m.payload) for m in t.out]
+
+
+def _dealt_three() -> Table:
+    t = Table(seats=(1, 2, 3), button=3)
+    t.shuffle()
+    t.push(1, 50)
+    t.push(2, 100)
+    t.deal({1: ["Ah", "Kh"], 2: ["Qd", "Jd"], 3: ["9s", "9c"]})
+    return t
+
+
+def test_alert_texts_name_no_card_that_is_not_public_in_any_scenario() -> None:
+    found: list[str] = []
+    for path in sorted(SCENARIOS.glob("*.expected.jsonl")):
+        lines = [json.loads(line) for line in path.read_text().splitlines() if line]
+        pairs = [(m["topic"], m["payload"]) for m in lines]
+        found += [f"{path.name}: {leak}" for leak in leaks(pairs)]
+    assert found == []
+
+
+def test_rule_39_a_stub_card_burned_during_a_four_card_flop_is_not_named() -> None:
+    t = _dealt_three()
+    t.push(3, 100)
+    t.push(1, 50)
+    t.button("check")
+    t.board("Td", "5s", "4c", "3h", burn="2d")
+    assert t.events("four_card_flop")
+    t.do(ev(t=t.step(), event="tag_in", antenna="burn", card="8d"))  # from the stub
+    got = [e["got"] for e in t.events("procedure_violation")]
+    assert got and all("8d" not in g for g in got)
+    assert "a card, not one of" in got[0]
+    assert leaks(_pairs(t)) == []
+
+
+def test_an_engine_error_text_names_no_hole_card() -> None:
+    t = _dealt_three()
+    notices = Notices("t01", t.engine, lambda: 1.0)
+    said = notices.alert("input_error", "duplicate card: Ah; board Td")
+    assert said.payload["message"] == "duplicate card: a card; board a card"
+    refused = notices.refusal("seat", "r1", "refused: Kh")
+    assert refused.payload["error"] == "refused: a card"
+    t.push(3, 100)
+    t.push(1, 50)
+    t.button("check")
+    t.board("Td", "5s", "4c", burn="2d")
+    assert notices.alert("input_error", "board Td").payload["message"] == "board Td"
+
+
+def test_a_hole_card_moved_onto_the_board_holds_the_pot_without_an_engine_error() -> None:
+    # Seat 1's Ah slides onto the board: the card is public now, but seat 1's hand and the
+    # board hold it twice. The pot is not paid on a guess, and nothing raises.
+    t = _dealt_three()
+    t.push(3, 100)
+    t.push(1, 50)
+    t.button("check")
+    t.board(burn="2d")
+    t.do(ev(t=t.step(), event="tag_out", antenna="seat1", card="Ah"))
+    t.do(ev(t=t.step(), event="tag_in", antenna="board", card="Ah"))
+    t.board("5s", "4c")
+    for turn, burn in (("8h", "3s"), ("7d", "3c"), (None, None)):
+        for _ in range(3):
+            t.button("check")
+        if turn is not None:
+            t.board(turn, burn=burn)
+    t.push_pot()
+    held = [a for a in t.alerts() if a["type"] == "hand_unreadable"]
+    assert held and held[-1]["seats"] == [1]
+    assert t.engine.hand is not None  # the pot is held, not awarded
+    assert leaks(_pairs(t)) == []
