@@ -468,10 +468,28 @@ class HandDealing:
         closed = [p.kind for p in self.pending() if p.floor_ruled()]
         if closed:
             on_board = self.table.cards_at("board")
-            if on_board != self.hand.board and len(on_board) in (0, 3, 4, 5):
+            # Never fewer cards than the streets already bet on: the hand could not go on.
+            played = (0, 3, 4, 5)[self.betting.street_i]
+            fits = len(on_board) in (0, 3, 4, 5) and len(on_board) >= played
+            fits = fits and self.deal.over and not self.deal.collecting  # not a misdeal's cards
+            if on_board != self.hand.board and fits:
                 self.hand.board[:] = on_board
                 premature_card_rp5.forget_left(self.procedures)
+                self._streets_as_ruled()
         return closed
+
+    def _streets_as_ruled(self) -> None:
+        """The board the floor let stand reaches a street the betting has not: it goes on there
+        (no `board_dealt`: the cards were not dealt now)."""
+        betting = self.betting
+        reached = {0: 0, 3: 1, 4: 2, 5: 3}[len(self.hand.board)]
+        for index in range(betting.street_i + 1, reached + 1):
+            if betting.phase != "waiting":
+                return
+            self.hand.street = STREETS[index]
+            self.burns_before = len(self.hand.burns)
+            self.street_actions = len(betting.actions)
+            betting.board_street(STREETS[index])
 
     def wants_draw(self) -> tuple[str, int] | None:
         """A random draw the table must supply as an input (RP-14), once the floor is here."""

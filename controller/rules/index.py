@@ -50,6 +50,8 @@ INDEX: tuple[Entry, ...] = (
         "Floor decisions: the floor rules where the text or the readers give no answer",
         (
             "controller.engine.inputs.buttons:_floor",
+            f"{_DEAL}.floor_ruled",
+            f"{_DEAL}._streets_as_ruled",
             "controller.engine.hands:complete_hand",
             f"{_BET}.award",
             f"{_PROC}.base:FloorCall",

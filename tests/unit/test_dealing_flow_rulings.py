@@ -234,3 +234,60 @@ def test_a_hole_card_moved_onto_the_board_holds_the_pot_without_an_engine_error(
     assert held and held[-1]["seats"] == [1]
     assert t.engine.hand is not None  # the pot is held, not awarded
     assert leaks(_pairs(t)) == []
+
+
+# ------------------------------------------------------------------ stuck states (liveness)
+
+FLOOR = "04F1E2D3C4B5A6"
+
+
+def _with_floor(t: Table) -> Table:
+    t.do(ev(event="command", name="staff", uid=FLOOR, person="Floor", role="floor"))
+    return t
+
+
+def test_rule_1_a_floor_ruling_while_a_misdeal_is_collected_leaves_the_board_empty() -> None:
+    t = _with_floor(Table(seats=(1, 2, 3), button=3, profile="casinos-austria"))
+    t.push(1, 50)
+    t.push(2, 100)
+    t.deal({1: ["Ah", "Kh"], 2: ["Qd", "Jd"], 3: ["9s", "9c"]})
+    t.button("misdeal")
+    t.board("Td", "5s", "4c", "3h")  # on the board while the cards are collected
+    t.do(ev(t=t.step(), event="badge", uid=FLOOR))
+    t.button("floor")
+    hand = t.engine.hand
+    assert hand is not None and hand.board == []
+    for card, where in [(c, f"seat{s}") for s, cs in t.hole.items() for c in cs] + [
+        (c, "board") for c in ("Td", "5s", "4c", "3h")
+    ]:
+        t.do(ev(t=t.step(), event="tag_out", antenna=where, card=card))
+    t.deal({1: ["As", "Ks"], 2: ["Qc", "Jc"], 3: ["8s", "8c"]})
+    t.push(3, 100)
+    t.push(1, 50)
+    t.button("check")
+    t.board("7d", "6d", "2c", burn="2d")
+    assert [(e["street"], e["cards"]) for e in t.events("board_dealt")] == [
+        ("flop", ["7d", "6d", "2c"])
+    ]
+
+
+def test_rule_1_the_board_the_floor_lets_stand_moves_the_betting_on() -> None:
+    # Heads-up all-in: a four-card flop; the floor rules with the four cards left on the board.
+    t = _with_floor(Table(seats=(1, 2), button=1, stacks=1_000))
+    t.shuffle()
+    t.push(1, 50)
+    t.push(2, 100)
+    t.deal({2: ["Ah", "Kh"], 1: ["Qd", "Jd"]})
+    t.button("allin", seat=1)
+    t.push(1, 950)
+    t.push(2, 900)
+    t.board("Td", "5s", "4c", burn="2d")
+    t.board("3h")
+    assert t.events("four_card_flop")
+    t.do(ev(t=t.step(), event="badge", uid=FLOOR))
+    t.button("floor")
+    t.board("9h", burn="2c")  # the river: not a premature card
+    assert not [e for e in t.events("premature_card")]
+    assert [e["street"] for e in t.events("board_dealt")][-1] == "river"
+    t.push_pot()
+    assert t.events("hand_completed")
