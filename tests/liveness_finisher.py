@@ -79,10 +79,9 @@ class LivenessFinisher(_Finisher):
         hand = self.engine.hand
         if dealing is None or hand is None or dealing.deal.over or dealing.deal.collecting:
             return False
-        live = self.engine.betting.live if self.engine.betting is not None else set()
         for _ in range(dealing.hole_count):
-            for seat in dealing.deal.order:
-                if seat in live and len(hand.hole.get(seat, ())) < dealing.hole_count:
+            for seat in dealing.deal.order:  # every seat dealt in, a folded one too
+                if len(hand.hole.get(seat, ())) < dealing.hole_count:
                     self.card(f"seat{seat}")
                     return True
         return False

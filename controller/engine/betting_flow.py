@@ -14,11 +14,13 @@ from controller.rules.betting import (
     Action,
     BettingRound,
     HeldAction,
+    OOTResolution,
     limit_bet_size,
     limit_raise_cap,
     seats_left_of_button,
     street_order,
     substantial_action,
+    substantial_action_out_of_turn,
 )
 from controller.rules.chips import Declared, PushRuling, undercall_ruling
 from controller.rules.handeval import HandRank, describe, evaluate
@@ -115,6 +117,11 @@ class HandBetting:
         self.unsettled: set[int] = set()  # zones with chips moved since their last settle
         self.declared: dict[int, Declared] = {}
         self.held: dict[int, Held] = {}
+        # Rule 53-B: out-of-turn actions while one seat is skipped (street, seat, kinds, by
+        # whom); once they amount to substantial action they bind, and the floor is called.
+        self.skip: tuple[int, int, list[str], list[int]] | None = None
+        self.binding_53b: set[int] = set()  # seats whose held action binds by 53-B
+        self.skipped_found: list[tuple[int, list[int]]] = []  # for the dealing flow's floor call
         self.actions: list[Action] = []
         self.street_i = 0
         self.round: BettingRound | None = None
@@ -395,6 +402,8 @@ class HandBetting:
         for zone in self.zones.values():
             zone.chips.clear()
         self.declared.clear()
+        self.skip = None
+        self.binding_53b.clear()
         for seat in sorted(self.held):
             held = self.held.pop(seat)
             self.emit.event(
@@ -600,6 +609,26 @@ class HandBetting:
             to_act=rnd.to_act,
             rule="53-A",
         )
+        self._after_skipped_seat(seat, kind)
+
+    def _after_skipped_seat(self, seat: int, kind: str) -> None:
+        """Rule 53-B: an out-of-turn action while `to_act` waits; once those actions amount
+        to substantial action (36) they bind and the floor rules on the skipped hand."""
+        rnd = self.round
+        skipped = rnd.to_act if rnd is not None and self.phase == "betting" else None
+        if skipped is None:
+            return
+        if self.skip is None or self.skip[:2] != (self.street_i, skipped):
+            self.skip = (self.street_i, skipped, [], [])
+        _street, _seat, kinds, seats = self.skip
+        was = substantial_action_out_of_turn(kinds)
+        kinds.append(kind)
+        seats.append(seat)
+        if not substantial_action_out_of_turn(kinds):
+            return
+        self.binding_53b |= {s for s in seats if s in self.held}
+        if not was:
+            self.skipped_found.append((skipped, sorted(set(seats))))
 
     # ------------------------------------------------------------------ buttons and folds
 
@@ -681,6 +710,7 @@ class HandBetting:
             rule="58",
         )
         if rnd is not None and seat in rnd.behind and seat not in rnd.folded:
+            self._after_skipped_seat(seat, "fold")
             rnd.folded.add(seat)
         self.live.discard(seat)
         self.held.pop(seat, None)
@@ -737,6 +767,8 @@ class HandBetting:
         self.unsettled = set()
         self.declared = {}
         self.held = {}
+        self.skip = None
+        self.binding_53b = set()
         self.actions = []
         self._sa = (0, False)
         self.street_i = 0
@@ -777,6 +809,11 @@ class HandBetting:
             if held is None or seat is None:
                 return
             resolution = rnd.resolve_out_of_turn(held.action)
+            if seat in self.binding_53b:
+                self.binding_53b.discard(seat)
+                resolution = _binding_53b(resolution)
+                if not resolution.binding:
+                    self.skipped_found.append((seat, []))  # the floor rules (53-B)
             self.emit.event(
                 "out_of_turn",
                 seat=seat,
@@ -916,3 +953,14 @@ def _take_value(chips: dict[str, int], amount: int) -> None:
             del chips[uid]
     else:
         chips.clear()
+
+
+def _binding_53b(resolution: OOTResolution) -> OOTResolution:
+    """Rule 53-B: an action out of turn made binding by substantial action after a skipped
+    seat stands; only if the skipped seat's own action changed it does the floor rule (the
+    chips come back meanwhile, as under 53-A)."""
+    if resolution.binding:
+        return OOTResolution(True, "53-B", "binding: substantial action out of turn (53-B)")
+    return OOTResolution(
+        False, "53-B", f"{resolution.reason}, by the skipped seat: the floor rules (53-B)"
+    )

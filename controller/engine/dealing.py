@@ -18,9 +18,11 @@ from controller.engine.procedures import (
     four_card_flop_39,
     misdeal_35,
     premature_card_rp5,
+    skipped_seat_53b,
 )
 from controller.engine.procedures.base import (
     Begin,
+    CallFloor,
     Changed,
     CorrectBoard,
     Effect,
@@ -144,6 +146,10 @@ class HandDealing:
         if self.announcement.procedure is not None:
             self._do(t, self.announcement.announce(complete_only=True))
         betting = self.betting
+        found, betting.skipped_found = betting.skipped_found, []
+        for seat, oot_seats in found:
+            # 53-B: the floor rules on the skipped hand (or on an action it changed).
+            self._do(t, skipped_seat_53b.skipped(seat, oot_seats) if oot_seats else [CallFloor()])
         # Everything below depends only on these: skip the work when none moved.
         key = (
             len(betting.actions),

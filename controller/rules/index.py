@@ -335,8 +335,14 @@ INDEX: tuple[Entry, ...] = (
     ),
     Entry(
         "53-B",
-        "Actions out of turn after a skipped seat bind once they amount to substantial action",
-        ("controller.rules.betting:substantial_action_out_of_turn",),
+        "Actions out of turn after a skipped seat bind once they amount to substantial action; "
+        "the action backs up and the floor rules on the skipped hand",
+        (
+            "controller.rules.betting:substantial_action_out_of_turn",
+            f"{_BET}._after_skipped_seat",
+            f"{_PROC}.skipped_seat_53b:skipped",
+            f"{_PROC}.skipped_seat_53b:SkippedHand",
+        ),
     ),
     Entry(
         "54-B",

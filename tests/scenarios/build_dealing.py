@@ -724,6 +724,47 @@ def build() -> None:
         players=6,
         button=6,
     )
+    pair(
+        "rule_53B_skipped_seat_floor_rules_on_the_hand",
+        "Rule 53-B, addendum example 1 (100-200): seat 3 makes it 600; seat 4 is skipped when "
+        "seat 5 calls 600 out of turn and seat 6 folds: substantial action out of turn, so both "
+        "bind; the action backs up to seat 4 and the floor is called to rule on its hand "
+        "(dead, non-aggressive action only, or all options); seat 4 calls, seat 5's call "
+        "stands; the floor comes and rules.",
+        lambda t: (
+            t.expect(type="out_of_turn", seat=5, status="held", rule="53-A")
+            .expect(type="out_of_turn", seat=6, action="fold", status="binding", rule="58")
+            .expect(
+                type="skipped_hand",
+                seat=4,
+                oot_seats=[5, 6],
+                options=["hand_dead", "non_aggressive_only", "all_options"],
+                rule="53-B",
+            )
+            .expect(type="procedure_required", procedure="skipped_hand", rule="53-B", floor=True)
+            .expect(type="action", seat=4, action="call", amount=600)
+            .expect(type="out_of_turn", seat=5, status="binding", rule="53-B")
+            .expect(type="action", seat=5, action="call", amount=600)
+            .expect(type="floor_ruling", closed=["skipped_hand"])
+            .shuffler()
+            .push(1, 100)
+            .push(2, 200)
+            .deal(HOLE6)
+            .push(3, 200, 200, 200)
+            .push(5, 200, 200, 200)
+            .fold(6)
+            .push(4, 200, 200, 200)
+            .badge(GIULIA)
+            .press("floor")
+            .fold(1)
+            .fold(2)
+            .street(FLOP, "2d")
+        ),
+        None,
+        players=6,
+        button=6,
+        blinds=(100, 200, 0),
+    )
     # ---------------------------------------------------------------- rule 39
     pair(
         "rule_39_four_card_flop_floor_draws_the_burn",

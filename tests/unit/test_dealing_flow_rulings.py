@@ -99,7 +99,6 @@ def test_rule_37_button_dealt_out_after_substantial_action_may_still_be_given_it
     assert t.events("action")[-1]["seat"] == 6
 
 
-
 # ------------------------------------------------------------------ 35-C
 
 
@@ -291,3 +290,67 @@ def test_rule_1_the_board_the_floor_lets_stand_moves_the_betting_on() -> None:
     assert [e["street"] for e in t.events("board_dealt")][-1] == "river"
     t.push_pot()
     assert t.events("hand_completed")
+
+
+# ------------------------------------------------------------------ 53-B
+
+
+def _skipped_seat_4() -> Table:
+    """Addendum example 1 (100-200): seat 3 makes it 600; seat 5 calls out of turn, seat 6
+    folds out of turn while seat 4 is to act."""
+    t = Table(seats=(1, 2, 3, 4, 5, 6), button=6, blinds=(100, 200, 0))
+    t.shuffle()
+    t.push(1, 100)
+    t.push(2, 200)
+    t.deal(HOLE6)
+    t.push(3, 200, 200, 200)
+    t.push(5, 200, 200, 200)
+    return t
+
+
+def test_rule_53B_one_action_out_of_turn_is_only_backed_up() -> None:
+    t = _skipped_seat_4()
+    assert not t.events("skipped_hand")
+    assert [(e["seat"], e["status"], e["rule"]) for e in t.events("out_of_turn")] == [
+        (5, "held", "53-A")
+    ]
+
+
+def test_rule_53B_substantial_action_out_of_turn_binds_and_calls_the_floor() -> None:
+    t = _skipped_seat_4()
+    t.fold(6)
+    [skipped] = t.events("skipped_hand")
+    assert (skipped["seat"], skipped["oot_seats"], skipped["rule"]) == (4, [5, 6], "53-B")
+    assert skipped["options"] == ["hand_dead", "non_aggressive_only", "all_options"]
+    assert t.engine.lamps()["floor"]
+    assert t.state["to_act"] == 4  # the action backs up to the skipped seat
+    assert [p["procedure"] for p in t.state["procedures"]] == ["skipped_hand"]
+    t.push(4, 200, 200, 200)  # the skipped seat calls: the out-of-turn call stands
+    last = t.events("out_of_turn")[-1]
+    assert (last["seat"], last["status"], last["rule"]) == (5, "binding", "53-B")
+    assert t.actions()[-2:] == [(4, "call", 600, None), (5, "call", 600, None)]
+
+
+def test_rule_53B_the_skipped_seat_raising_returns_the_action_and_calls_the_floor() -> None:
+    t = _skipped_seat_4()
+    t.fold(6)
+    _with_floor(t)
+    t.do(ev(t=t.step(), event="badge", uid=FLOOR))  # the floor is here
+    t.push(4, 500, 500, 500)  # the skipped seat raises to 1500
+    last = t.events("out_of_turn")[-1]
+    assert (last["seat"], last["status"], last["rule"]) == (5, "returnable", "53-B")
+    assert "the floor rules" in last["reason"]
+    assert t.engine.floor_called
+    assert t.state["to_act"] == 5  # seat 5 has all options again meanwhile
+
+
+def test_rule_53B_the_floor_ruling_closes_the_skipped_hand() -> None:
+    t = _skipped_seat_4()
+    t.fold(6)
+    _with_floor(t)
+    t.do(ev(t=t.step(), event="badge", uid=FLOOR))
+    t.button("floor")
+    assert t.events("floor_ruling")[-1]["closed"] == ["skipped_hand"]
+    assert not t.engine.lamps()["floor"]
+    t.fold(4)  # the floor ruled the hand dead: the dealer mucks it
+    assert t.state["seats"]["4"]["status"] == "folded"
