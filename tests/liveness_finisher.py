@@ -23,9 +23,9 @@ from tests.hand_finisher import _Finisher
 FLOOR_UID = "04F1E2D3C4B5A6"  # the floor badge the liveness machine registers
 
 
-def free_card(engine: Engine, pick: int) -> tuple[str, bool]:
+def free_card(engine: Engine, pick: int) -> tuple[str, bool] | None:
     """A card the dealer may deal now: read nowhere and not the hand's; else one gathered from
-    the muck (True: it must leave the muck first)."""
+    the muck (True: it must leave the muck first); None when every card is on the table."""
     hand = engine.hand
     held: set[str] = set()
     if hand is not None:
@@ -36,8 +36,7 @@ def free_card(engine: Engine, pick: int) -> tuple[str, bool]:
     if free:
         return free[pick % len(free)], False
     mucked = [c for c in engine.cards_at("muck") if c not in held]
-    assert mucked, "the deck ran out"
-    return mucked[pick % len(mucked)], True
+    return (mucked[pick % len(mucked)], True) if mucked else None
 
 
 class LivenessFinisher(_Finisher):
@@ -48,7 +47,9 @@ class LivenessFinisher(_Finisher):
         self.rulings = 0
 
     def card(self, antenna_name: str) -> None:
-        card, mucked = free_card(self.engine, -1)
+        found = free_card(self.engine, -1)
+        assert found is not None, "the deck ran out"
+        card, mucked = found
         if mucked:
             self.feed(TagOut(self.tick(0.01), "muck", card=card))
         self.feed(TagIn(self.tick(), antenna_name, card=card))

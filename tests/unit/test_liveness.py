@@ -8,7 +8,8 @@ cards, cards taken off the board, burns, the cards collected, in-turn and out-of
 pushes, folds, chips taken back, the floor's badge, players away, time passing; the table's
 random draw is supplied as the daemon does) under every rule profile. After every step the
 trace so far is replayed into a fresh engine and `tests/liveness_finisher.py` must finish
-the hand with legal inputs.
+the hand with legal inputs. At the end of each run, no text published named a card that was
+not public at that moment (`tests/card_leaks.py`).
 
 CI runs `LIVENESS_EXAMPLES` examples (default 200); the nightly run sets the environment
 variable `TABLECTL_LIVENESS_EXAMPLES=100000` (docs/testing.md).
@@ -17,6 +18,7 @@ variable `TABLECTL_LIVENESS_EXAMPLES=100000` (docs/testing.md).
 from __future__ import annotations
 
 import os
+from typing import Any
 
 from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
@@ -27,6 +29,7 @@ from controller.engine import Engine, EngineSpec
 from controller.engine.antennas import antenna
 from controller.rules.profiles import PROFILES
 from controller.trace import Badge, ButtonPress, Event, TagIn, TagOut, Tick
+from tests.card_leaks import leaks
 from tests.engine_helpers import ev
 from tests.liveness_finisher import FLOOR_UID, complete_hand, free_card
 
@@ -53,6 +56,7 @@ class DealingMachine(RuleBasedStateMachine):
         self.players = 2
         self.draws = DrawRequests(randbelow=lambda of: of - 1)
         self.zones: dict[int, list[tuple[str, int]]] = {}
+        self.published: list[tuple[str, dict[str, Any]]] = []
 
     # ------------------------------------------------------------------ plumbing
 
@@ -62,14 +66,17 @@ class DealingMachine(RuleBasedStateMachine):
 
     def feed(self, event: Event) -> None:
         self.trace.append(event)
-        self.engine.apply(event)
+        self.published += [(m.topic, m.payload) for m in self.engine.apply(event)]
         draw = self.draws.command(self.engine.wants_draw(), lambda: self.tick())
         if draw is not None:
             self.trace.append(draw)
-            self.engine.apply(draw)
+            self.published += [(m.topic, m.payload) for m in self.engine.apply(draw)]
 
     def card(self, where: str, pick: int) -> None:
-        card, mucked = free_card(self.engine, pick)
+        found = free_card(self.engine, pick)
+        if found is None:
+            return  # every card is on the table already
+        card, mucked = found
         if mucked:
             self.feed(TagOut(self.tick(0.01), "muck", card=card))
         self.feed(TagIn(self.tick(0.05), where, card=card))
@@ -219,7 +226,11 @@ class DealingMachine(RuleBasedStateMachine):
     def time_passes(self) -> None:
         self.feed(Tick(self.tick(1.5)))
 
-    # ------------------------------------------------------------------ the property
+    # ------------------------------------------------------------------ the properties
+
+    def teardown(self) -> None:
+        """No text of the run named a card that was not public (hole cards were dealt)."""
+        assert leaks(self.published) == []
 
     @invariant()
     def the_hand_can_be_finished(self) -> None:
