@@ -818,6 +818,28 @@ def build() -> None:
         ),
         None,
     )
+    pair(
+        "rule_39_stub_card_burned_is_a_violation_not_named",
+        "Rule 39: during a four-card flop a card from the stub (8d, never seen) goes to the "
+        "burn: procedure violation; the texts say 'a card', never the stub card's name.",
+        lambda t: (
+            t.expect(type="four_card_flop", rule="39")
+            .expect(
+                type="procedure_violation",
+                procedure="four_card_flop",
+                got="a card, not one of ['Td', '5s', '4c', 'Kc']",
+                rule="39",
+            )
+            .shuffler()
+            .blinds()
+            .deal(HOLE)
+            .preflop_calls()
+            .street([*FLOP, "Kc"], "2d")
+            .badge(GIULIA)
+            .card("burn", "8d")
+        ),
+        None,
+    )
     # ---------------------------------------------------------------- RP-5
     pair(
         "rule_RP5A_premature_flop",
