@@ -354,3 +354,18 @@ def test_rule_53B_the_floor_ruling_closes_the_skipped_hand() -> None:
     assert not t.engine.lamps()["floor"]
     t.fold(4)  # the floor ruled the hand dead: the dealer mucks it
     assert t.state["seats"]["4"]["status"] == "folded"
+
+
+def test_rule_RP5A_a_premature_flop_card_is_named_only_by_its_event() -> None:
+    # casinos-austria has no procedure: the floor is called at the first card; the card is
+    # named once the premature flop's event names its cards (public, face up).
+    t = _with_floor(Table(seats=(1, 2, 3), button=3, profile="casinos-austria"))
+    t.push(1, 50)
+    t.push(2, 100)
+    t.deal({1: ["Ah", "Kh"], 2: ["Qd", "Jd"], 3: ["9s", "9c"]})
+    t.board("3d", burn="2d")
+    said = [a["message"] for a in t.alerts() if a["type"] == "premature_card"]
+    assert said == ["premature flop card: the house rules give no procedure; floor called"]
+    t.do(ev(t=t.step(), event="badge", uid=FLOOR))
+    assert [e["cards"] for e in t.events("premature_card")] == [["3d"]]
+    assert leaks(_pairs(t)) == []
