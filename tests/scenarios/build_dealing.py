@@ -153,6 +153,10 @@ class Trace:
             self.press("check")
         return self
 
+    def then(self, steps: Callable[[Trace], Trace]) -> Trace:
+        """Shared steps, in the middle of a chain."""
+        return steps(self)
+
     def write(self, name: str) -> None:
         path = HERE / f"{name}.jsonl"
         body = [json.dumps(line) for line in self.lines]
@@ -193,6 +197,12 @@ def _clean_redeal(t: Trace) -> Trace:
 
 def _clean(t: Trace) -> Trace:
     return t.shuffler().blinds().deal(HOLE).preflop_calls().street(FLOP, "2d")
+
+
+def _four_card_flop_floor_here(t: Trace) -> Trace:
+    """A hand to the flop, dealt with a fourth card (39); the floor's badge read."""
+    t.shuffler().blinds().deal(HOLE).preflop_calls()
+    return t.street([*FLOP, "Kc"], "2d").badge(GIULIA)
 
 
 def _redeal_after(t: Trace) -> Trace:
@@ -806,12 +816,7 @@ def build() -> None:
         lambda t: (
             t.expect(type="four_card_flop", rule="39")
             .expect(type="procedure_violation", procedure="four_card_flop", rule="39")
-            .shuffler()
-            .blinds()
-            .deal(HOLE)
-            .preflop_calls()
-            .street([*FLOP, "Kc"], "2d")
-            .badge(GIULIA)
+            .then(_four_card_flop_floor_here)
             .cmd("draw", purpose="four_card_flop", pick=3, of=4)
             .move("Kc", "burn")
             .move("4c", "burn")
@@ -830,12 +835,7 @@ def build() -> None:
                 got="a card, not one of ['Td', '5s', '4c', 'Kc']",
                 rule="39",
             )
-            .shuffler()
-            .blinds()
-            .deal(HOLE)
-            .preflop_calls()
-            .street([*FLOP, "Kc"], "2d")
-            .badge(GIULIA)
+            .then(_four_card_flop_floor_here)
             .card("burn", "8d")
         ),
         None,
