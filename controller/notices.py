@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from controller.card_names import hide_private
 from controller.engine import Engine
 from controller.inputs import Command
 from controller.messages import ALERTS, REPLIES, Message
@@ -31,7 +32,8 @@ class Notices:
             "table": self.table,
             "type": kind,
             "severity": severity,
-            "message": text,
+            # An engine error's text may name a card (a hole card): only public ones stay.
+            "message": hide_private(text, self.engine.public_cards()),
             "hand": hand.number if hand else None,
             "t": self.now(),
         }
@@ -45,7 +47,7 @@ class Notices:
             "id": request_id,
             "command": command,
             "ok": False,
-            "error": error,
+            "error": hide_private(error, self.engine.public_cards()),
             "t": self.now(),
         }
         return Message(REPLIES, payload)

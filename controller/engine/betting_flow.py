@@ -14,12 +14,14 @@ from controller.rules.betting import (
     Action,
     BettingRound,
     HeldAction,
+    OOTResolution,
     house_raise_cap,
     limit_bet_size,
     seats_left_of_button,
     showdown_order,
     street_order,
     substantial_action,
+    substantial_action_out_of_turn,
 )
 from controller.rules.chips import Declared, PushRuling, facing_opening_bet, undercall_ruling
 from controller.rules.handeval import HandRank, describe, evaluate
@@ -127,6 +129,11 @@ class HandBetting:
         self.unsettled: set[int] = set()  # zones with chips moved since their last settle
         self.declared: dict[int, Declared] = {}
         self.held: dict[int, Held] = {}
+        # Rule 53-B: out-of-turn actions while one seat is skipped (street, seat, kinds, by
+        # whom); once they amount to substantial action they bind, and the floor is called.
+        self.skip: tuple[int, int, list[str], list[int]] | None = None
+        self.binding_53b: set[int] = set()  # seats whose held action binds by 53-B
+        self.skipped_found: list[tuple[int, list[int]]] = []  # for the dealing flow's floor call
         self.actions: list[Action] = []
         self.street_i = 0
         self.round: BettingRound | None = None
@@ -411,6 +418,8 @@ class HandBetting:
         for zone in self.zones.values():
             zone.chips.clear()
         self.declared.clear()
+        self.skip = None
+        self.binding_53b.clear()
         for seat in sorted(self.held):
             held = self.held.pop(seat)
             self.emit.event(
@@ -658,6 +667,26 @@ class HandBetting:
             to_act=rnd.to_act,
             rule="53-A",
         )
+        self._after_skipped_seat(seat, kind)
+
+    def _after_skipped_seat(self, seat: int, kind: str) -> None:
+        """Rule 53-B: an out-of-turn action while `to_act` waits; once those actions amount
+        to substantial action (36) they bind and the floor rules on the skipped hand."""
+        rnd = self.round
+        skipped = rnd.to_act if rnd is not None and self.phase == "betting" else None
+        if skipped is None:
+            return
+        if self.skip is None or self.skip[:2] != (self.street_i, skipped):
+            self.skip = (self.street_i, skipped, [], [])
+        _street, _seat, kinds, seats = self.skip
+        was = substantial_action_out_of_turn(kinds)
+        kinds.append(kind)
+        seats.append(seat)
+        if not substantial_action_out_of_turn(kinds):
+            return
+        self.binding_53b |= {s for s in seats if s in self.held}
+        if not was:
+            self.skipped_found.append((skipped, sorted(set(seats))))
 
     # ------------------------------------------------------------------ buttons and folds
 
@@ -752,6 +781,7 @@ class HandBetting:
             rule="58",
         )
         if rnd is not None and seat in rnd.behind and seat not in rnd.folded:
+            self._after_skipped_seat(seat, "fold")
             rnd.folded.add(seat)
         self.live.discard(seat)
         self.held.pop(seat, None)
@@ -811,6 +841,8 @@ class HandBetting:
         self.held = {}
         self.undercalls = {}
         self.owing = {}
+        self.skip = None
+        self.binding_53b = set()
         self.actions = []
         self._sa = (0, False)
         self.street_i = 0
@@ -852,6 +884,11 @@ class HandBetting:
             if held is None or seat is None:
                 return
             resolution = rnd.resolve_out_of_turn(held.action)
+            if seat in self.binding_53b:
+                self.binding_53b.discard(seat)
+                resolution = _binding_53b(resolution)
+                if not resolution.binding:
+                    self.skipped_found.append((seat, []))  # the floor rules (53-B)
             self.emit.event(
                 "out_of_turn",
                 seat=seat,
@@ -887,8 +924,15 @@ class HandBetting:
         """Live seats whose hand the reader has not fully read (two hole cards, five board)."""
         if len(self.live) < 2:
             return []
-        board_ok = len(self.board()) == 5
-        return [s for s in sorted(self.live) if len(self.hole(s)) != 2 or not board_ok]
+        board = self.board()
+        board_ok = len(board) == 5
+        seen = [c for s in self.live for c in self.hole(s)] + board
+        twice = {c for c in seen if seen.count(c) > 1}  # a hole card slid onto the board
+        return [
+            s
+            for s in sorted(self.live)
+            if len(self.hole(s)) != 2 or not board_ok or twice & set(self.hole(s))
+        ]
 
     def _rake(self, pots: list[Pot]) -> list[int]:
         """The house's rake (Campione "Rake"): on the hand's pots, once the flop was dealt (no
@@ -1009,3 +1053,14 @@ def _take_value(chips: dict[str, int], amount: int) -> None:
             del chips[uid]
     else:
         chips.clear()
+
+
+def _binding_53b(resolution: OOTResolution) -> OOTResolution:
+    """Rule 53-B: an action out of turn made binding by substantial action after a skipped
+    seat stands; only if the skipped seat's own action changed it does the floor rule (the
+    chips come back meanwhile, as under 53-A)."""
+    if resolution.binding:
+        return OOTResolution(True, "53-B", "binding: substantial action out of turn (53-B)")
+    return OOTResolution(
+        False, "53-B", f"{resolution.reason}, by the skipped seat: the floor rules (53-B)"
+    )

@@ -18,9 +18,11 @@ from controller.engine.procedures import (
     four_card_flop_39,
     misdeal_35,
     premature_card_rp5,
+    skipped_seat_53b,
 )
 from controller.engine.procedures.base import (
     Begin,
+    CallFloor,
     Changed,
     CorrectBoard,
     Effect,
@@ -56,6 +58,7 @@ class DealState:
     checked: set[int] = field(default_factory=set)  # seats whose short deal was reported
     absent: set[int] = field(default_factory=set)  # away when the original deal began (30)
     warned: set[int] = field(default_factory=set)  # too few after substantial action (38)
+    aside: dict[int, set[str]] = field(default_factory=dict)  # chips pushed before a re-deal
 
 
 class HandDealing:
@@ -143,6 +146,10 @@ class HandDealing:
         if self.announcement.procedure is not None:
             self._do(t, self.announcement.announce(complete_only=True))
         betting = self.betting
+        found, betting.skipped_found = betting.skipped_found, []
+        for seat, oot_seats in found:
+            # 53-B: the floor rules on the skipped hand (or on an action it changed).
+            self._do(t, skipped_seat_53b.skipped(seat, oot_seats) if oot_seats else [CallFloor()])
         # Everything below depends only on these: skip the work when none moved.
         key = (
             len(betting.actions),
@@ -313,16 +320,22 @@ class HandDealing:
         seats = deal.order
         if upto is not None and upto in deal.order:
             seats = deal.order[: deal.order.index(upto) + 1]
-        dealt_out = [s for s in seats if not hand.hole.get(s)]
+        dealt_out = [s for s in seats if not hand.hole.get(s) and s in self.betting.live]
         if dealt_out:
-            self.misdeal(t, "seat_dealt_out", seats=dealt_out)
-            return
+            if self.misdeal(t, "seat_dealt_out", seats=dealt_out):
+                return
+            # Refused past the limit (35-D): a cardless hand is dead (38) and play goes on;
+            # the button's missing cards may still be replaced until it acts (37).
+            button = hand.positions.button
+            for seat in dealt_out:
+                if seat != button:
+                    self._do(t, dead_hand_38.dealt_out(seat))
         button = hand.positions.button
         if len(seats) == len(deal.order):
             deal.over = True
         for seat in seats:
             have = len(hand.hole.get(seat, ()))
-            if have >= self.hole_count or seat in deal.checked:
+            if have >= self.hole_count or seat in deal.checked or seat not in self.betting.live:
                 continue
             deal.checked.add(seat)
             if seat == button:
@@ -396,12 +409,32 @@ class HandDealing:
         self.killed_cards.clear()
         premature_card_rp5.forget_left(self.procedures)
         self.deal = DealState(
-            order=self._deal_order(), collecting=True, absent=set(self.deal.absent)
+            order=self._deal_order(),
+            collecting=True,
+            absent=set(self.deal.absent),
+            aside={s: set(c) for s, c in self.deal.aside.items()},
         )
         self.burns_before = 0
         self.street_actions = 0
         self._seen = 0
         hand.redeals += 1
+
+    def chips_set_aside(self, t: float, seat: int, chip: str, *, arrived: bool) -> bool:
+        """35-C: chips pushed after a misdeal, before the re-deal's first card, are no action:
+        they stay the player's and the re-deal starts from the blinds. True if the chip is
+        one of those (the betting never sees it)."""
+        aside = self.deal.aside
+        if not arrived:
+            if chip in aside.get(seat, ()):
+                aside[seat].discard(chip)
+                return True
+            return False
+        if not self.awaiting_redeal() or self.betting.owed.get(seat, 0) > 0:
+            return False  # a blind still owed is posted as usual
+        if not aside.get(seat):
+            self._do(t, misdeal_35.chips_before_redeal(seat))
+        aside.setdefault(seat, set()).add(chip)
+        return True
 
     def collected(self) -> None:
         """After a misdeal: the re-deal may start once no card is read on the table."""
@@ -441,10 +474,28 @@ class HandDealing:
         closed = [p.kind for p in self.pending() if p.floor_ruled()]
         if closed:
             on_board = self.table.cards_at("board")
-            if on_board != self.hand.board and len(on_board) in (0, 3, 4, 5):
+            # Never fewer cards than the streets already bet on: the hand could not go on.
+            played = (0, 3, 4, 5)[self.betting.street_i]
+            fits = len(on_board) in (0, 3, 4, 5) and len(on_board) >= played
+            fits = fits and self.deal.over and not self.deal.collecting  # not a misdeal's cards
+            if on_board != self.hand.board and fits:
                 self.hand.board[:] = on_board
                 premature_card_rp5.forget_left(self.procedures)
+                self._streets_as_ruled()
         return closed
+
+    def _streets_as_ruled(self) -> None:
+        """The board the floor let stand reaches a street the betting has not: it goes on there
+        (no `board_dealt`: the cards were not dealt now)."""
+        betting = self.betting
+        reached = {0: 0, 3: 1, 4: 2, 5: 3}[len(self.hand.board)]
+        for index in range(betting.street_i + 1, reached + 1):
+            if betting.phase != "waiting":
+                return
+            self.hand.street = STREETS[index]
+            self.burns_before = len(self.hand.burns)
+            self.street_actions = len(betting.actions)
+            betting.board_street(STREETS[index])
 
     def wants_draw(self) -> tuple[str, int] | None:
         """A random draw the table must supply as an input (RP-14), once the floor is here."""

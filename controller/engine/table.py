@@ -8,6 +8,7 @@ from collections import OrderedDict
 from typing import Any
 
 from controller import messages as topics
+from controller.card_names import hide_private
 from controller.engine.antennas import antenna
 from controller.engine.betting_flow import HandBetting
 from controller.engine.cards import CardMap
@@ -32,6 +33,8 @@ from controller.rules.profiles import get_profile, rule_ref
 
 #: How many answered request ids the table remembers (a day of a busy table's commands).
 ANSWERED_KEPT = 1024
+#: Plain-words event fields: a card named there must be public, like in an alert's message.
+FREE_TEXT_FIELDS = ("reason", "expected", "got")
 FLOOR_AUTHORITY_SECONDS = 300.0  # a floor badge authorises rulings for five minutes
 
 
@@ -136,6 +139,26 @@ class Table:
             return sorted({*self.holds, PROCEDURE_HOLD})
         return sorted(self.holds)
 
+    def public_cards(self) -> set[str]:
+        """The cards of the hand in progress that are face up for everyone: the board (once
+        the deal is over: before, a card read there may be a hole card sliding to its seat),
+        the hands turned face up (rules 12, 16), the board cards a procedure shows."""
+        hand = self.hand
+        if hand is None:
+            return set()
+        public = set(hand.board)
+        if hand.dealing is not None and hand.dealing.deal.over:
+            public.update(self.cards_at("board"))
+        betting = hand.betting
+        if betting is not None:
+            for seat in betting.shown:
+                public.update(hand.hole.get(seat, ()))
+        if hand.dealing is not None:
+            for proc in hand.dealing.pending():
+                if proc.SHOWS_CARDS:
+                    public.update(proc.cards)
+        return public
+
     def cards_at(self, antenna_name: str) -> list[str]:
         """Cards read at an antenna, in arrival order."""
         return self.cards.cards_at(antenna_name)
@@ -193,6 +216,9 @@ class Table:
             "t": self.t,
         }
         payload.update(fields)
+        for key in FREE_TEXT_FIELDS:
+            if isinstance(payload.get(key), str):
+                payload[key] = hide_private(payload[key], self.public_cards())
         self._cite_house_rule(payload)
         self._out.append(Message(topics.EVENTS, payload, qos=1, retain=False))
 
@@ -202,7 +228,7 @@ class Table:
             "table": self.spec.table,
             "type": kind,
             "severity": severity,
-            "message": message,
+            "message": hide_private(message, self.public_cards()),
             "hand": self.hand.number if self.hand else None,
             "t": self.t,
         }
@@ -246,7 +272,7 @@ class Table:
             "id": request,
             "command": name,
             "ok": ok,
-            "error": error,
+            "error": hide_private(error, self.public_cards()) if error else error,
             "t": self.t,
         }
         if duplicate:

@@ -50,6 +50,8 @@ INDEX: tuple[Entry, ...] = (
         "Floor decisions: the floor rules where the text or the readers give no answer",
         (
             "controller.engine.inputs.buttons:_floor",
+            f"{_DEAL}.floor_ruled",
+            f"{_DEAL}._streets_as_ruled",
             "controller.engine.hands:complete_hand",
             f"{_BET}.award",
             f"{_PROC}.base:FloorCall",
@@ -165,7 +167,11 @@ INDEX: tuple[Entry, ...] = (
     Entry("35A-1", "Misdeal: two or more boxed cards on the deal", (f"{_DEAL}.boxed",)),
     Entry("35A-2", "Misdeal: the first card dealt to the wrong seat", (f"{_DEAL}.hole_card",)),
     Entry("35A-3", "Misdeal: a card dealt to a seat not entitled to one", (f"{_DEAL}.hole_card",)),
-    Entry("35A-4", "Misdeal: a seat entitled to a hand was dealt out", (f"{_DEAL}.end_of_deal",)),
+    Entry(
+        "35A-4",
+        "Misdeal: a seat entitled to a hand was dealt out (after substantial action: 38)",
+        (f"{_DEAL}.end_of_deal",),
+    ),
     Entry(
         "35A-5",
         "Misdeal: one of the first two cards, or two cards in all, exposed by the dealer",
@@ -187,6 +193,8 @@ INDEX: tuple[Entry, ...] = (
             f"{_DEAL}.restore_posted",
             f"{_PROC}.misdeal_35:redeal_same_hand",
             f"{_PROC}.misdeal_35:not_collected",
+            f"{_PROC}.misdeal_35:chips_before_redeal",
+            f"{_DEAL}.chips_set_aside",
         ),
     ),
     Entry(
@@ -221,9 +229,11 @@ INDEX: tuple[Entry, ...] = (
     ),
     Entry(
         "38",
-        "Wrong number of cards after substantial action: the hand is dead, one burn a street",
+        "Wrong number of cards after substantial action (a seat dealt out included): the hand "
+        "is dead, play goes on, one burn a street",
         (
             f"{_PROC}.dead_hand_38:dead",
+            f"{_PROC}.dead_hand_38:dealt_out",
             f"{_PROC}.dead_hand_38:too_few",
             f"{_PROC}.dead_hand_38:killed_card_burned",
             f"{_DEAL}._after_substantial_action",
@@ -348,8 +358,14 @@ INDEX: tuple[Entry, ...] = (
     ),
     Entry(
         "53-B",
-        "Actions out of turn after a skipped seat bind once they amount to substantial action",
-        ("controller.rules.betting:substantial_action_out_of_turn",),
+        "Actions out of turn after a skipped seat bind once they amount to substantial action; "
+        "the action backs up and the floor rules on the skipped hand",
+        (
+            "controller.rules.betting:substantial_action_out_of_turn",
+            f"{_BET}._after_skipped_seat",
+            f"{_PROC}.skipped_seat_53b:skipped",
+            f"{_PROC}.skipped_seat_53b:SkippedHand",
+        ),
     ),
     Entry(
         "54-B",

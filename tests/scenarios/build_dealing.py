@@ -156,6 +156,10 @@ class Trace:
             self.press("check")
         return self
 
+    def then(self, steps: Callable[[Trace], Trace]) -> Trace:
+        """Shared steps, in the middle of a chain."""
+        return steps(self)
+
     def write(self, name: str) -> None:
         path = HERE / f"{name}.jsonl"
         body = [json.dumps(line) for line in self.lines]
@@ -196,6 +200,12 @@ def _clean_redeal(t: Trace) -> Trace:
 
 def _clean(t: Trace) -> Trace:
     return t.shuffler().blinds().deal(HOLE).preflop_calls().street(FLOP, "2d")
+
+
+def _four_card_flop_floor_here(t: Trace) -> Trace:
+    """A hand to the flop, dealt with a fourth card (39); the floor's badge read."""
+    t.shuffler().blinds().deal(HOLE).preflop_calls()
+    return t.street([*FLOP, "Kc"], "2d").badge(GIULIA)
 
 
 def _redeal_after(t: Trace) -> Trace:
@@ -403,6 +413,35 @@ def build() -> None:
             .press("check")
             .street(FLOP, "2d")
         ),
+    )
+    pair(
+        "rule_35C_chips_pushed_before_the_redeal_are_no_action",
+        "Rule 35-C: after a misdeal, while the cards are collected, seat 3 pushes 300 and seat "
+        "4 pushes 300: no action, the chips stay theirs (handed back, seat 4's only after the "
+        "re-deal began); the re-deal starts from the blinds exactly as before.",
+        lambda t: (
+            t.expect(type="misdeal", reason="declared")
+            .expect(type="chips_before_redeal", seat=3, rule="35C")
+            .expect(type="chips_before_redeal", seat=4, rule="35C")
+            .expect(type="procedure_completed", procedure="misdeal", outcome="redealt")
+            .expect(type="action", seat=3, action="call", amount=100)
+            .expect(type="board_dealt", street="flop")
+            .shuffler()
+            .blinds()
+            .deal({1: ["Ah"], 2: ["Qd"], 3: ["9s"]})
+            .press("misdeal")
+            .push(3, 300)
+            .push(4, 300)
+            .take_back(3)
+            .collect()
+            .deal({1: ["As"], 2: ["Qc"]})
+            .take_back(4)
+            .deal({3: ["8s"], 4: ["6h"]})
+            .deal({1: ["Ks"], 2: ["Jc"], 3: ["8c"], 4: ["3d"]})
+            .preflop_calls()
+            .street(FLOP, "2d")
+        ),
+        _clean_redeal,
     )
     pair(
         "rule_35D_no_misdeal_after_substantial_action",
@@ -671,6 +710,74 @@ def build() -> None:
         players=6,
         button=6,
     )
+    pair(
+        "rule_38_seat_dealt_out_after_substantial_action_hand_dead",
+        "Rules 35-D and 38: seat 4 (not the button) is dealt no card; seat 3 calls and seat 4 "
+        "puts in a call: substantial action, so no misdeal (35-D); the cardless hand is dead "
+        "(38), its 100 stays in the pot, the action passes it, the flop comes with one burn.",
+        lambda t: (
+            t.expect(type="misdeal_refused", reason="seat_dealt_out", rule="35D")
+            .expect(type="hand_killed", seat=4, rule="38")
+            .expect(type="procedure_required", procedure="dead_hand", rule="38")
+            .expect(type="action", seat=5, action="call", amount=100)
+            .expect(type="board_dealt", street="flop")
+            .expect(type="procedure_completed", procedure="dead_hand", rule="38")
+            .shuffler()
+            .blinds()
+            .deal({s: c for s, c in HOLE6.items() if s != 4})
+            .push(3, 100)
+            .push(4, 100)
+            .push(5, 100)
+            .push(6, 100)
+            .push(1, 50)
+            .press("check")
+            .street(FLOP, "2d")
+        ),
+        None,
+        players=6,
+        button=6,
+    )
+    pair(
+        "rule_53B_skipped_seat_floor_rules_on_the_hand",
+        "Rule 53-B, addendum example 1 (100-200): seat 3 makes it 600; seat 4 is skipped when "
+        "seat 5 calls 600 out of turn and seat 6 folds: substantial action out of turn, so both "
+        "bind; the action backs up to seat 4 and the floor is called to rule on its hand "
+        "(dead, non-aggressive action only, or all options); seat 4 calls, seat 5's call "
+        "stands; the floor comes and rules.",
+        lambda t: (
+            t.expect(type="out_of_turn", seat=5, status="held", rule="53-A")
+            .expect(type="out_of_turn", seat=6, action="fold", status="binding", rule="58")
+            .expect(
+                type="skipped_hand",
+                seat=4,
+                oot_seats=[5, 6],
+                options=["hand_dead", "non_aggressive_only", "all_options"],
+                rule="53-B",
+            )
+            .expect(type="procedure_required", procedure="skipped_hand", rule="53-B", floor=True)
+            .expect(type="action", seat=4, action="call", amount=600)
+            .expect(type="out_of_turn", seat=5, status="binding", rule="53-B")
+            .expect(type="action", seat=5, action="call", amount=600)
+            .expect(type="floor_ruling", closed=["skipped_hand"])
+            .shuffler()
+            .push(1, 100)
+            .push(2, 200)
+            .deal(HOLE6)
+            .push(3, 200, 200, 200)
+            .push(5, 200, 200, 200)
+            .fold(6)
+            .push(4, 200, 200, 200)
+            .badge(GIULIA)
+            .press("floor")
+            .fold(1)
+            .fold(2)
+            .street(FLOP, "2d")
+        ),
+        None,
+        players=6,
+        button=6,
+        blinds=(100, 200, 0),
+    )
     # ---------------------------------------------------------------- rule 39
     pair(
         "rule_39_four_card_flop_floor_draws_the_burn",
@@ -712,15 +819,27 @@ def build() -> None:
         lambda t: (
             t.expect(type="four_card_flop", rule="39")
             .expect(type="procedure_violation", procedure="four_card_flop", rule="39")
-            .shuffler()
-            .blinds()
-            .deal(HOLE)
-            .preflop_calls()
-            .street([*FLOP, "Kc"], "2d")
-            .badge(GIULIA)
+            .then(_four_card_flop_floor_here)
             .cmd("draw", purpose="four_card_flop", pick=3, of=4)
             .move("Kc", "burn")
             .move("4c", "burn")
+        ),
+        None,
+    )
+    pair(
+        "rule_39_stub_card_burned_is_a_violation_not_named",
+        "Rule 39: during a four-card flop a card from the stub (8d, never seen) goes to the "
+        "burn: procedure violation; the texts say 'a card', never the stub card's name.",
+        lambda t: (
+            t.expect(type="four_card_flop", rule="39")
+            .expect(
+                type="procedure_violation",
+                procedure="four_card_flop",
+                got="a card, not one of ['Td', '5s', '4c', 'Kc']",
+                rule="39",
+            )
+            .then(_four_card_flop_floor_here)
+            .card("burn", "8d")
         ),
         None,
     )

@@ -125,6 +125,11 @@ def _in_the_hand(
                 seat=seat,
             )
         return
+    dealing = hand.dealing
+    if dealing is not None and dealing.chips_set_aside(
+        tag.t, seat, chip, arrived=isinstance(tag, TagIn)
+    ):
+        return  # pushed after a misdeal, before the re-deal: no action (35-C)
     if isinstance(tag, TagIn):
         assert value is not None
         betting.chip_in(tag.t, seat, chip, value)

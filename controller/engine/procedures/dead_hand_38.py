@@ -47,6 +47,24 @@ def dead(seat: int, why: str) -> list[Effect]:
     ]
 
 
+def dealt_out(seat: int) -> list[Effect]:
+    """A seat dealt no card, found once a misdeal can no longer be declared (35-D): its hand
+    is dead (38); its chips already in stay in the pot and the action passes it."""
+    return [
+        Kill(seat, rule="38", reason="dealt no card; found after substantial action"),
+        Begin(
+            DeadHand(
+                instruction=(
+                    f"Seat {seat} was dealt no card and substantial action has occurred: its "
+                    "hand is dead (rule 38), its chips stay in the pot. Burn one and only one "
+                    "card for each coming street."
+                ),
+                seats=[seat],
+            )
+        ),
+    ]
+
+
 def too_few(seat: int, have: int) -> list[Effect]:
     """Too few cards read after substantial action: maybe a card the antenna did not read.
 

@@ -120,6 +120,20 @@ def not_collected(seat: int) -> list[Effect]:
     ]
 
 
+def chips_before_redeal(seat: int) -> list[Effect]:
+    """Chips pushed between the misdeal and the re-deal: no action of the re-played hand (35-C)."""
+    return [
+        alert(
+            "chips_before_redeal",
+            "warning",
+            f"misdeal: chips pushed by seat {seat} before the re-deal are no bet; hand them "
+            "back: the re-deal starts from the blinds (rule 35-C)",
+            seat=seat,
+            rule="35C",
+        )
+    ]
+
+
 def redeal_same_hand() -> Alert:
     """The shuffler pressed for the re-deal: it starts no new hand (35-C)."""
     return alert(

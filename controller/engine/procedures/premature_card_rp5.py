@@ -164,7 +164,9 @@ def dealt_early(
             alert(
                 "premature_card",
                 "critical",
-                f"premature {street} card {card}: the house rules give no procedure; floor called",
+                # A premature flop's cards are named together by its event, once complete.
+                f"premature {street} card{'' if street == 'flop' else ' ' + card}: the house "
+                "rules give no procedure; floor called",
                 street=street,
                 rule=rule,
             ),
