@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import logging
+import math
 import random
 import signal
 import sys
@@ -24,6 +25,21 @@ if TYPE_CHECKING:
     from controller.watch import WatchIdentity
 
 DEFAULT_SIM_CONFIG = Path("examples/sim-table.toml")
+#: Simulated seconds the sim runs on after the script, for the timers it left running.
+SIM_TAIL = 2.0
+
+
+def speed_arg(text: str) -> float:
+    """`--speed`: a time scale above 0 (2 = twice as fast), or `max` (as fast as it goes)."""
+    if text.strip().lower() in ("max", "inf"):
+        return math.inf
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number or 'max': {text!r}") from None
+    if not value > 0 or math.isnan(value):
+        raise argparse.ArgumentTypeError(f"must be above 0 (or 'max'): {text!r}")
+    return value
 
 
 def _config(path: Path | None, profile: str | None = None) -> Config:
@@ -173,6 +189,7 @@ class _Watcher:
 
 def cmd_sim(args: argparse.Namespace) -> int:
     """`tablectl sim [--config FILE]`: simulators + daemon + dealing, on a local broker."""
+    from controller.clock import ManualClock
     from controller.daemon import Daemon
     from controller.localbroker import LocalBroker
     from firmware_sim.player import ScriptPlayer
@@ -214,7 +231,10 @@ def cmd_sim(args: argparse.Namespace) -> int:
                 flush=True,
             )
     tv = _start_sim_tv(args, broker, local is not None, config.table.id)
-    daemon = Daemon(config, broker=broker)
+    # Simulated time (controller/clock.py): the daemon and the dealer share one virtual
+    # clock the player steps, so --speed paces the game without changing it.
+    clock = ManualClock(0.0, wall_start=float(int(time.time())))
+    daemon = Daemon(config, broker=broker, clock=clock)
     stop = threading.Event()
     _wait_for_signal(stop)
     watcher: _Watcher | None = None
@@ -231,9 +251,10 @@ def cmd_sim(args: argparse.Namespace) -> int:
         if identity is not None:
             watcher = _Watcher(broker, identity)
         time.sleep(0.5)  # the reader boards say HELLO first
-        player = ScriptPlayer(daemon, speed=args.speed or config.sim.speed)
+        speed = args.speed if args.speed is not None else config.sim.speed
+        player = ScriptPlayer(daemon, speed=speed, clock=clock)
         played = player.play(events, stop)
-        time.sleep(1.0)
+        player.advance(round(daemon.now() + SIM_TAIL, 6))  # the last timers fire
         if daemon.publisher is not None:
             daemon.publisher.wait_idle(5.0)
         print(
@@ -336,7 +357,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--script", type=Path, default=None, help="a dealing script (trace format)")
     p.add_argument("--hands", type=int, default=None, help="demo hands to deal (default 3)")
     p.add_argument("--seed", type=int, default=1, help="demo shuffle seed")
-    p.add_argument("--speed", type=float, default=None, help="time scale (2 = twice as fast)")
+    p.add_argument(
+        "--speed",
+        type=speed_arg,
+        default=None,
+        help="pace of simulated time (2 = twice as fast, max = as fast as the machine goes); "
+        "the same seed plays the same game at any speed",
+    )
     p.add_argument("--broker-port", type=int, default=None)
     p.add_argument("--keep-journal", action="store_true", help="use the configured journal")
     p.add_argument("--quiet", action="store_true", help="do not print the published messages")

@@ -9,6 +9,7 @@ import logging
 import queue
 import secrets
 import threading
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -74,6 +75,19 @@ class Wake:
 
 WAKE = Wake()
 
+class Inbox(queue.Queue["Item | Wake | None"]):
+    """The loop's queue; it counts what was put on it (the sim's conductor waits on it)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.puts = 0
+
+    def _put(self, item: Item | Wake | None) -> None:  # called under the queue's lock
+        super()._put(item)
+        if not isinstance(item, Wake):
+            self.puts += 1
+
+
 Item = Event | DeviceAlert | RefusedCommand | ResendRequest | FromRoom
 """What the loop takes from the queue (None there asks it to stop; WAKE to look at the
 clock again)."""
@@ -107,7 +121,7 @@ class Daemon:
         )
         self.clock: Callable[[], float] = self.timer.wall
         self.engine: Engine = build_engine(config)
-        self.queue: queue.Queue[Item | Wake | None] = queue.Queue()
+        self.queue = Inbox()
         self.timer.on_jump(lambda: self.queue.put(WAKE))
         self.journal: InputJournal | None = None
         self.epoch = self.clock()
@@ -304,6 +318,17 @@ class Daemon:
         """Nothing queued and nothing being handled (the sim's conductor steps a virtual
         clock only then: every input of a moment is handled at that moment)."""
         return self.queue.unfinished_tasks == 0
+
+    def wait_idle(self, timeout: float) -> bool:
+        """Wait (`timeout` real seconds at most) until `idle()`; False if it is not."""
+        inbox, end = self.queue, time.monotonic() + timeout
+        with inbox.all_tasks_done:
+            while inbox.unfinished_tasks:
+                left = end - time.monotonic()
+                if left <= 0 or self.failed is not None:
+                    return False
+                inbox.all_tasks_done.wait(min(left, 0.5))
+        return True
 
     def next_timer(self) -> float | None:
         """When the engine's next timer fires (trace time); None: none, or the readers'
