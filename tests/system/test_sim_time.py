@@ -58,3 +58,44 @@ def test_sim_same_seed_same_game_at_speed_1_10_100_and_max() -> None:
     hand_seconds = float(re.findall(r'"t":([0-9.]+)', journal[-1])[0])
     assert runs["1"][2] >= hand_seconds
     assert runs["max"][2] < runs["1"][2] / 2
+
+
+@pytest.mark.timeout(200)
+def test_sim_tables_run_many_tables_on_one_broker_with_the_room_server() -> None:
+    options = ["--tables", "3", "--hands", "1", "--seed", "4", "--speed", "max"]
+    done = subprocess.run(
+        [*tablectl(), "sim", "--room", "--no-tv", "--quiet", *options],
+        capture_output=True,
+        text=True,
+        timeout=180,
+        cwd=ROOT,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    found_journals = re.findall(r"^journal: (\S+) \(table (\S+)\)$", done.stdout, re.M)
+    journals = {table: Path(path) for path, table in found_journals}
+    assert sorted(journals) == ["t01", "t02", "t03"]
+    assert len(set(journals.values())) == 3, "a journal each"
+    hands: dict[str, str] = {}
+    for table, path in journals.items():
+        lines = path.read_text().splitlines()
+        assert f"table={table}" in lines[0]
+        assert all(f'"table":"{t}"' not in "".join(lines) for t in journals if t != table)
+        hands[table] = "".join(line for line in lines if '"hand_started"' in line)
+    assert len(set(hands.values())) == 3, "a seed each: three different deals"
+    seqs = [int(s) for s in re.findall(r"last seq (\d+) \(table t0[123]\)", done.stdout)]
+    assert len(seqs) == 3 and min(seqs) > 0
+    found = re.search(r"room: (\d+) events stored, (\d+) hands completed", done.stdout)
+    assert found is not None, done.stdout[-2000:]
+    assert (int(found.group(1)), int(found.group(2))) == (sum(seqs), 3)
+
+
+def test_sim_tables_refuses_a_count_it_cannot_run() -> None:
+    done = subprocess.run(
+        [*tablectl(), "sim", "--tables", "0", "--quiet", "--no-tv"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=ROOT,
+    )
+    assert done.returncode != 0
+    assert "--tables: 1 to 64, not 0" in done.stderr

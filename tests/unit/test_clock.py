@@ -47,3 +47,20 @@ def test_speed_option_takes_a_positive_scale_or_max() -> None:
     for bad in ("0", "-2", "nan", "fast"):
         with pytest.raises(argparse.ArgumentTypeError):
             speed_arg(bad)
+
+
+def test_sim_table_ids_topics_and_identities_count_on_from_the_first() -> None:
+    from pathlib import Path
+
+    from controller.config import load_config
+    from controller.simtables import table_config, table_id
+
+    assert [table_id("t01", i) for i in range(3)] == ["t01", "t02", "t03"]
+    assert table_id("t9", 1) == "t10" and table_id("bar", 2) == "bar-3"
+    base = load_config(Path(__file__).parents[2] / "examples" / "sim-table.toml")
+    third = table_config(base, 2, Path("/tmp/t03.journal"))
+    assert third.table.id == "t03" and third.table.room == base.table.room
+    assert third.broker.prefix == base.broker.prefix.rpartition("/")[0] + "/t03"
+    assert third.broker.client_id == base.broker.client_id.replace("t01", "t03")
+    assert third.journal.path == Path("/tmp/t03.journal")
+    assert table_config(base, 0, None) == base
