@@ -12,13 +12,13 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from controller.config import BrokerConfig, Config, load_config
 from controller.errors import TableError
-from controller.trace import Badge, Event, load_trace
+from controller.trace import Badge, Command, Event, load_trace
 
 if TYPE_CHECKING:
     from broadcast.sim import SimTv
@@ -105,6 +105,21 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 def demo_script(config: Config, hands: int, seed: int) -> list[Event]:
     """The built-in demo: seat every seat, then deal `hands` random, legal hands."""
+    return list(demo_events(config, hands, seed))
+
+
+#: A stack the demo tops up between hands (the `stack` command), and the stack it gives.
+TOP_UP_BELOW, TOP_UP_TO = 2_000, 20_000
+
+
+def demo_events(
+    config: Config, hands: int | None, seed: int, *, chip_set: int | None = None
+) -> Iterator[Event]:
+    """The demo's events, made as they are played: seat every seat, then `hands` random,
+    legal hands (None: without end). With `chip_set`, stacks that ran low are topped up
+    before a hand (a day of play goes on) and chip ids are reused from a set of that many,
+    as a table's chips are, so a soak sees what a day does to the table, not a new chip
+    for every push."""
     from controller.replay import build_engine
     from firmware_sim.dealer import DealerClock, TableDealer, seat_players
     from firmware_sim.plans import random_hand
@@ -122,26 +137,38 @@ def demo_script(config: Config, hands: int, seed: int) -> list[Event]:
         "Irene",
         "Jonas",
     ]
-    events = seat_players(
-        [(s, names[s - 1], 20_000) for s in seats], (100, 200, 0), button=seats[-1]
-    )
     shadow = build_engine(config)
-    for event in events:
+    for event in seat_players(
+        [(s, names[s - 1], TOP_UP_TO) for s in seats], (100, 200, 0), button=seats[-1]
+    ):
         shadow.apply(event)
+        yield event
     rng = random.Random(seed)
     dealer = TableDealer(DealerClock(0.5), settle=config.rules.settle_seconds)
     badge = _demo_dealer_badge(config)
-    for number in range(hands):
-        hand = random_hand(shadow, dealer, rng)
-        if number == 0 and badge is not None and hand:
-            # The dealer taps the badge in as the first hand starts (dealer push, rule 23).
-            t = hand[0].t
-            hand[1:1] = [Badge(t, badge), Badge(t, badge, removed=True)]
+    number = 0
+    while hands is None or number < hands:
+        hand: list[Event] = []
+        if chip_set is not None:
+            dealer.serial %= chip_set
+            hand += [
+                Command(dealer.clock.t, "stack", {"seat": n, "stack": TOP_UP_TO})
+                for n, seat in sorted(shadow.seats.items())
+                if seat.player is not None and seat.stack < TOP_UP_BELOW
+            ]
         for event in hand:
             shadow.apply(event)
-        events.extend(hand)
+        dealt = random_hand(shadow, dealer, rng)
+        dealer.events.clear()  # the dealer's record of the hand: given back, not kept
+        if number == 0 and badge is not None and dealt:
+            # The dealer taps the badge in as the first hand starts (dealer push, rule 23).
+            t = dealt[0].t
+            dealt[1:1] = [Badge(t, badge), Badge(t, badge, removed=True)]
+        for event in dealt:
+            shadow.apply(event)
+        yield from hand + dealt
         dealer.clock.step(1.0)
-    return events
+        number += 1
 
 
 def _demo_dealer_badge(config: Config) -> str | None:

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import logging
 import math
@@ -34,17 +35,25 @@ class ScriptPlayer:
     handled what it caused, and steps the clock to every engine timer on the way; `speed`
     only paces that against the wall clock (None: as fast as the machine goes). So the
     same script gives the same journal at any speed. Without `clock`, events are played
-    at their times divided by `speed` on the daemon's real clock.
+    at their times divided by `speed` on the daemon's real clock. With `devices=False`
+    the hardware is left out: every tag, button and badge is queued as the trace input it
+    is, dated by the daemon (a soak of the daemon alone, bench/soak.py).
     """
 
     def __init__(
-        self, daemon: Any, *, speed: float | None = 1.0, clock: ManualClock | None = None
+        self,
+        daemon: Any,
+        *,
+        speed: float | None = 1.0,
+        clock: ManualClock | None = None,
+        devices: bool = True,
     ) -> None:
         if clock is None and not speed:
             raise ValueError("as fast as possible (speed None) needs a virtual clock")
         self.daemon = daemon
         self.speed = speed
         self.clock = clock
+        self.devices = devices
         self._real_start = 0.0
         self._trace_start = 0.0
         cfg = daemon.config
@@ -164,6 +173,9 @@ class ScriptPlayer:
     def perform(self, event: Event) -> bool:
         """Carry out one trace event on the simulated hardware; False when it gives the
         daemon no input (a tick, a tag already where it is placed)."""
+        if not self.devices and isinstance(event, TagIn | TagOut | ButtonPress | Badge):
+            self.daemon.submit(dataclasses.replace(event, t=self.daemon.now()))
+            return True
         if isinstance(event, TagIn | TagOut):
             return self._tag(event)
         elif isinstance(event, ButtonPress):
