@@ -5,25 +5,41 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import logging
+import math
 import random
 import signal
 import sys
 import tempfile
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from controller.config import BrokerConfig, Config, load_config, with_game
 from controller.errors import TableError
-from controller.trace import Badge, Event, load_trace
+from controller.trace import Badge, Command, Event, load_trace
 
 if TYPE_CHECKING:
     from broadcast.sim import SimTv
     from controller.watch import WatchIdentity
 
 DEFAULT_SIM_CONFIG = Path("examples/sim-table.toml")
+#: Simulated seconds the sim runs on after the script, for the timers it left running.
+SIM_TAIL = 2.0
+
+
+def speed_arg(text: str) -> float:
+    """`--speed`: a time scale above 0 (2 = twice as fast), or `max` (as fast as it goes)."""
+    if text.strip().lower() in ("max", "inf"):
+        return math.inf
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number or 'max': {text!r}") from None
+    if not value > 0 or math.isnan(value):
+        raise argparse.ArgumentTypeError(f"must be above 0 (or 'max'): {text!r}")
+    return value
 
 
 def _config(path: Path | None, profile: str | None = None) -> Config:
@@ -93,6 +109,21 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 def demo_script(config: Config, hands: int, seed: int) -> list[Event]:
     """The built-in demo: seat every seat, then deal `hands` random, legal hands."""
+    return list(demo_events(config, hands, seed))
+
+
+#: A stack the demo tops up between hands (the `stack` command), and the stack it gives.
+TOP_UP_BELOW, TOP_UP_TO = 2_000, 20_000
+
+
+def demo_events(
+    config: Config, hands: int | None, seed: int, *, chip_set: int | None = None
+) -> Iterator[Event]:
+    """The demo's events, made as they are played: seat every seat, then `hands` random,
+    legal hands (None: without end). With `chip_set`, stacks that ran low are topped up
+    before a hand (a day of play goes on) and chip ids are reused from a set of that many,
+    as a table's chips are, so a soak sees what a day does to the table, not a new chip
+    for every push."""
     from controller.replay import build_engine
     from firmware_sim.dealer import DealerClock, TableDealer, seat_players
     from firmware_sim.plans import random_hand
@@ -110,26 +141,38 @@ def demo_script(config: Config, hands: int, seed: int) -> list[Event]:
         "Irene",
         "Jonas",
     ]
-    events = seat_players(
-        [(s, names[s - 1], 20_000) for s in seats], (100, 200, 0), button=seats[-1]
-    )
     shadow = build_engine(config)
-    for event in events:
+    for event in seat_players(
+        [(s, names[s - 1], TOP_UP_TO) for s in seats], (100, 200, 0), button=seats[-1]
+    ):
         shadow.apply(event)
+        yield event
     rng = random.Random(seed)
     dealer = TableDealer(DealerClock(0.5), settle=config.rules.settle_seconds)
     badge = _demo_dealer_badge(config)
-    for number in range(hands):
-        hand = random_hand(shadow, dealer, rng)
-        if number == 0 and badge is not None and hand:
-            # The dealer taps the badge in as the first hand starts (dealer push, rule 23).
-            t = hand[0].t
-            hand[1:1] = [Badge(t, badge), Badge(t, badge, removed=True)]
+    number = 0
+    while hands is None or number < hands:
+        hand: list[Event] = []
+        if chip_set is not None:
+            dealer.serial %= chip_set
+            hand += [
+                Command(dealer.clock.t, "stack", {"seat": n, "stack": TOP_UP_TO})
+                for n, seat in sorted(shadow.seats.items())
+                if seat.player is not None and seat.stack < TOP_UP_BELOW
+            ]
         for event in hand:
             shadow.apply(event)
-        events.extend(hand)
+        dealt = random_hand(shadow, dealer, rng)
+        dealer.events.clear()  # the dealer's record of the hand: given back, not kept
+        if number == 0 and badge is not None and dealt:
+            # The dealer taps the badge in as the first hand starts (dealer push, rule 23).
+            t = dealt[0].t
+            dealt[1:1] = [Badge(t, badge), Badge(t, badge, removed=True)]
+        for event in dealt:
+            shadow.apply(event)
+        yield from hand + dealt
         dealer.clock.step(1.0)
-    return events
+        number += 1
 
 
 def _demo_dealer_badge(config: Config) -> str | None:
@@ -146,11 +189,11 @@ class _Watcher:
     """Prints what a room server and the TV crew would see, one line per message: over the
     broker's TLS, as the identity given (controller/watch.py), never as the table."""
 
-    def __init__(self, broker: BrokerConfig, identity: WatchIdentity) -> None:
+    def __init__(self, broker: BrokerConfig, identity: WatchIdentity, prefix: str) -> None:
         from controller.watch import watch_client
 
         self.client = watch_client(broker, identity)
-        self.prefix = prefix = broker.prefix
+        self.prefix = prefix
         self.client.on_message = self._on_message
 
         def on_connect(c: Any, _u: object, _f: object, reason: Any, _p: object) -> None:
@@ -176,11 +219,15 @@ class _Watcher:
 
 
 def cmd_sim(args: argparse.Namespace) -> int:
-    """`tablectl sim [--config FILE]`: simulators + daemon + dealing, on a local broker."""
-    from controller.daemon import Daemon
+    """`tablectl sim [--config FILE] [--tables N]`: simulators + daemons + dealing, on a
+    local broker; each table on its own virtual clock (simulated time)."""
     from controller.localbroker import LocalBroker
-    from firmware_sim.player import ScriptPlayer
+    from controller.simtables import MAX_TABLES, table_config
 
+    if not 1 <= args.tables <= MAX_TABLES:
+        raise TableError(f"--tables: 1 to {MAX_TABLES}, not {args.tables}")
+    if args.tables > 1 and args.keep_journal:
+        raise TableError("--keep-journal runs one table (the configured journal is one table's)")
     config = _config(args.config, args.profile)
     local: LocalBroker | None = None
     broker = config.broker
@@ -188,23 +235,25 @@ def cmd_sim(args: argparse.Namespace) -> int:
         local = LocalBroker(args.broker_port)
         local.start()
         broker = dataclasses.replace(broker, host="127.0.0.1", port=local.port)
+        topics = _watch_prefix(broker.prefix, args.tables)
         print(
             f"local mosquitto on 127.0.0.1:{local.port}; watch it with:\n"
-            f"  mosquitto_sub -h 127.0.0.1 -p {local.port} -t '{broker.prefix}/#' -v",
+            f"  mosquitto_sub -h 127.0.0.1 -p {local.port} -t '{topics}/#' -v",
             flush=True,
         )
-    if not args.keep_journal:
-        journal_dir = Path(tempfile.mkdtemp(prefix="tablectl-sim-"))
-        config = dataclasses.replace(
-            config,
-            journal=dataclasses.replace(
-                config.journal, path=journal_dir / "sim.journal", directory=None
-            ),
-        )
-    print(f"journal: {config.journal.directory or config.journal.path}", flush=True)
     script = args.script or config.sim.script
     hands = args.hands if args.hands is not None else (config.sim.hands or 3)
-    events = load_trace(script) if script else demo_script(config, hands, args.seed)
+    tables: list[_SimTable] = []
+    for index in range(args.tables):
+        journal = None
+        if not args.keep_journal:
+            journal = Path(tempfile.mkdtemp(prefix="tablectl-sim-")) / "sim.journal"
+        cfg = table_config(config, index, journal)
+        which = f" (table {cfg.table.id})" if args.tables > 1 else ""
+        print(f"journal: {cfg.journal.directory or cfg.journal.path}{which}", flush=True)
+        events = load_trace(script) if script else demo_script(cfg, hands, args.seed + index)
+        table_broker = dataclasses.replace(cfg.broker, host=broker.host, port=broker.port)
+        tables.append(_SimTable(cfg, table_broker, events))
     identity: WatchIdentity | None = None
     if not args.quiet:
         from controller.watch import watch_identity
@@ -218,11 +267,11 @@ def cmd_sim(args: argparse.Namespace) -> int:
                 flush=True,
             )
     tv = _start_sim_tv(args, broker, local is not None, config.table.id)
-    daemon = Daemon(config, broker=broker)
     stop = threading.Event()
     _wait_for_signal(stop)
     watcher: _Watcher | None = None
     room = None
+    started: list[_SimTable] = []
     try:
         if args.room:  # the room server on the same broker (room/sim.py)
             from room.sim import start_sim_room
@@ -232,33 +281,82 @@ def cmd_sim(args: argparse.Namespace) -> int:
             room = start_sim_room(config.table.room, host, broker.port, workdir)
             print(f"room server: {room.url} (API docs: {room.url}docs)", flush=True)
             print(f"room monitor: {room.url} (open it in a browser)", flush=True)
-        daemon.start()
+        for table in tables:
+            table.daemon.start()
+            started.append(table)
         if identity is not None:
-            watcher = _Watcher(broker, identity)
+            watcher = _Watcher(broker, identity, _watch_prefix(broker.prefix, args.tables))
         time.sleep(0.5)  # the reader boards say HELLO first
-        player = ScriptPlayer(daemon, speed=args.speed or config.sim.speed)
-        played = player.play(events, stop)
-        time.sleep(1.0)
-        if daemon.publisher is not None:
-            daemon.publisher.wait_idle(5.0)
-        print(
-            f"sim: played {played} script events, engine applied {daemon.applied}, "
-            f"last seq {daemon.engine.seq}",
-            flush=True,
-        )
+        speed = args.speed if args.speed is not None else config.sim.speed
+        _play_tables(tables, speed, stop)
+        for table in tables:
+            which = f" (table {table.config.table.id})" if args.tables > 1 else ""
+            print(
+                f"sim: played {table.played} script events, engine applied "
+                f"{table.daemon.applied}, last seq {table.daemon.engine.seq}{which}",
+                flush=True,
+            )
         if room is not None:
-            print(room.summary(daemon.engine.seq), flush=True)
+            print(room.summary(max(t.daemon.engine.seq for t in tables)), flush=True)
     finally:
         if watcher is not None:
             watcher.stop()
         if tv is not None:
             tv.finish()
-        daemon.stop()
+        for table in started:
+            table.daemon.stop()
         if room is not None:
             room.stop()
         if local is not None:
             local.stop()
     return 0
+
+
+def _watch_prefix(prefix: str, tables: int) -> str:
+    """What the printer subscribes to: the table's topics, or the room's for many tables."""
+    return prefix if tables == 1 else prefix.rpartition("/")[0] or prefix
+
+
+class _SimTable:
+    """One simulated table of `tablectl sim`: its daemon on its own virtual clock
+    (controller/clock.py), which its script player steps, so --speed paces the game
+    without changing it."""
+
+    def __init__(self, config: Config, broker: BrokerConfig, events: list[Event]) -> None:
+        from controller.clock import ManualClock
+        from controller.daemon import Daemon
+
+        self.config = config
+        self.events = events
+        self.clock = ManualClock(0.0, wall_start=float(int(time.time())))
+        self.daemon = Daemon(config, broker=broker, clock=self.clock)
+        self.played = 0
+
+    def play(self, speed: float, stop: threading.Event) -> None:
+        """Play the script, then let the timers it left running fire; wait for the broker."""
+        from firmware_sim.player import ScriptPlayer
+
+        player = ScriptPlayer(self.daemon, speed=speed, clock=self.clock)
+        self.played = player.play(self.events, stop)
+        player.advance(round(self.daemon.now() + SIM_TAIL, 6))
+        if self.daemon.publisher is not None:
+            self.daemon.publisher.wait_idle(5.0)
+
+
+def _play_tables(tables: Sequence[_SimTable], speed: float, stop: threading.Event) -> None:
+    """Play every table at once, each in its own thread (one table: in this one)."""
+    if len(tables) == 1:
+        tables[0].play(speed, stop)
+        return
+    threads = [
+        threading.Thread(target=t.play, args=(speed, stop), name=f"sim-{t.config.table.id}")
+        for t in tables
+    ]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        while thread.is_alive():
+            thread.join(0.5)  # signals reach the main thread meanwhile
 
 
 def _start_sim_tv(
@@ -340,8 +438,23 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--profile", default=None)
     p.add_argument("--script", type=Path, default=None, help="a dealing script (trace format)")
     p.add_argument("--hands", type=int, default=None, help="demo hands to deal (default 3)")
-    p.add_argument("--seed", type=int, default=1, help="demo shuffle seed")
-    p.add_argument("--speed", type=float, default=None, help="time scale (2 = twice as fast)")
+    p.add_argument(
+        "--seed", type=int, default=1, help="demo shuffle seed (table N: the seed + N - 1)"
+    )
+    p.add_argument(
+        "--speed",
+        type=speed_arg,
+        default=None,
+        help="pace of simulated time (2 = twice as fast, max = as fast as the machine goes); "
+        "the same seed plays the same game at any speed",
+    )
+    p.add_argument(
+        "--tables",
+        type=int,
+        default=1,
+        help="simulated tables in one run, on one broker: each its own table id (t01, t02, "
+        "...), topics, journal, seed and clock",
+    )
     p.add_argument("--broker-port", type=int, default=None)
     p.add_argument("--keep-journal", action="store_true", help="use the configured journal")
     p.add_argument("--quiet", action="store_true", help="do not print the published messages")

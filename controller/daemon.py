@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from controller import __version__
+from controller.clock import Clock, FunctionClock, SystemClock
 from controller.commands import CommandError, command_label, parse_resend, parse_room_command
 from controller.config import BrokerConfig, Config
 from controller.delivery import AckedMark
@@ -69,8 +70,28 @@ class RefusedCommand:
     error: str
 
 
+class Wake:
+    """Queued when the clock jumped (a virtual clock's step): the loop looks at its timers."""
+
+
+WAKE = Wake()
+
+class Inbox(queue.Queue["Item | Wake | None"]):
+    """The loop's queue; it counts what was put on it (the sim's conductor waits on it)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.puts = 0
+
+    def _put(self, item: Item | Wake | None) -> None:  # called under the queue's lock
+        super()._put(item)
+        if not isinstance(item, Wake):
+            self.puts += 1
+
+
 Item = Event | DeviceAlert | RefusedCommand | ResendRequest | FromRoom
-"""What the loop takes from the queue (None there asks it to stop)."""
+"""What the loop takes from the queue (None there asks it to stop; WAKE to look at the
+clock again)."""
 
 
 class Daemon:
@@ -91,15 +112,21 @@ class Daemon:
         config: Config,
         *,
         broker: BrokerConfig | None = None,
-        clock: Callable[[], float] = time.time,
+        clock: Clock | Callable[[], float] | None = None,
     ) -> None:
         self.config = config
         self.broker = broker or config.broker
-        self.clock = clock
+        # One injected clock (controller/clock.py): trace time, the engine's timers and
+        # the loop's waits; a plain function gives wall time on real waits (tests).
+        self.timer: Clock = (
+            SystemClock() if clock is None else FunctionClock(clock) if callable(clock) else clock
+        )
+        self.clock: Callable[[], float] = self.timer.wall
         self.engine: Engine = build_engine(config)
-        self.queue: queue.Queue[Item | None] = queue.Queue()
+        self.queue = Inbox()
+        self.timer.on_jump(lambda: self.queue.put(WAKE))
         self.journal: InputJournal | None = None
-        self.epoch = clock()
+        self.epoch = self.clock()
         self.last_t = 0.0
         self.publisher: Publisher | None = None
         self.devices = Devices(config, self)
@@ -278,10 +305,11 @@ class Daemon:
         """Take the queued inputs a batch at a time (a Tick when an engine timer fires)."""
         while not self.failed:
             self.supervisor.ping()
-            first = self._next_item()
+            first, taken = self._next_item()
             if first is False:
+                self._done(taken)
                 continue  # woken only to ping the watchdog: no input, nothing journaled
-            batch, stop = self._gather(first)
+            batch, stop, more = self._gather(first)
             if batch:
                 try:
                     self.handle(batch)
@@ -290,37 +318,74 @@ class Daemon:
                     text = f"{type(exc).__name__}: {exc}"
                     self._emit_own(self.notices.alert("daemon_fault", text))
                 self.supervisor.status(self._status_text())
+            self._done(taken + more)
             if stop and self._stopping.is_set():
                 return
 
-    def _next_item(self) -> Item | Literal[False] | None:
+    def _done(self, taken: int) -> None:
+        """`taken` queued items are handled (`idle` counts on it)."""
+        for _ in range(taken):
+            self.queue.task_done()
+
+    def idle(self) -> bool:
+        """Nothing queued and nothing being handled (the sim's conductor steps a virtual
+        clock only then: every input of a moment is handled at that moment)."""
+        return self.queue.unfinished_tasks == 0
+
+    def wait_idle(self, timeout: float) -> bool:
+        """Wait (`timeout` real seconds at most) until `idle()`; False if it is not."""
+        inbox, end = self.queue, time.monotonic() + timeout
+        with inbox.all_tasks_done:
+            while inbox.unfinished_tasks:
+                left = end - time.monotonic()
+                if left <= 0 or self.failed is not None:
+                    return False
+                inbox.all_tasks_done.wait(min(left, 0.5))
+        return True
+
+    def next_timer(self) -> float | None:
+        """When the engine's next timer fires (trace time); None: none, or the readers'
+        catch-up after a restart holds the timers. Read it only while `idle()`."""
+        return None if self.resync.pending() else self.engine.deadline()
+
+    def _next_item(self) -> tuple[Item | Literal[False] | None, int]:
         """The next queued item (None: stop); a Tick when an engine timer fires first;
-        False when the wait ended only for the watchdog's ping."""
+        False when the wait ended only for the watchdog's ping or a clock's jump; with how
+        many queued items were taken."""
         frozen = self.resync.pending()  # no timer fires before the readers' catch-up
         deadline = None if frozen else self.engine.deadline()
-        timeout = None if deadline is None else max(0.0, deadline - self.now())
+        timeout = None if deadline is None else self.timer.real_wait(deadline - self.now())
         wait = self.supervisor.wait_limit(0.5 if frozen else timeout)
         try:
-            return self.queue.get(timeout=wait)
+            item = self.queue.get(timeout=wait)
         except queue.Empty:
             if timeout is None or wait != timeout:
-                return False
-            return Tick(t=self.now())
+                return False, 0
+            return Tick(t=self.now()), 0
+        if not isinstance(item, Wake):
+            return item, 1
+        if deadline is not None and deadline <= self.now():
+            return Tick(t=self.now()), 1  # the clock reached a timer
+        return False, 1
 
-    def _gather(self, first: Item | None) -> tuple[list[Item], bool]:
+    def _gather(self, first: Item | None) -> tuple[list[Item], bool, int]:
         """`first` and what else is queued behind it, up to MAX_BATCH items (the rest waits
-        for the next commit, in order); True when the queue said stop (None)."""
+        for the next commit, in order); True when the queue said stop (None); and how
+        many more queued items were taken."""
         batch: list[Item] = []
-        item = first
+        item: Item | Wake | None = first
+        taken = 0
         while item is not None:
-            batch.append(item)
+            if not isinstance(item, Wake):  # a jump while inputs wait: the next round looks
+                batch.append(item)
             if len(batch) == MAX_BATCH:
-                return batch, False
+                return batch, False, taken
             try:
                 item = self.queue.get_nowait()
             except queue.Empty:
-                return batch, False
-        return batch, True
+                return batch, False, taken
+            taken += 1
+        return batch, True, taken
 
     def _status_text(self) -> str:
         hand = self.engine.hand
@@ -481,6 +546,8 @@ class Daemon:
             if item is None:
                 self.queue.put(None)  # a stop request stays for the loop
                 return items
+            if isinstance(item, Wake):  # a step of the virtual clock: nothing to tell
+                continue
             items.append(item.item if isinstance(item, FromRoom) else item)
 
     def _emit_own(self, message: Message) -> None:

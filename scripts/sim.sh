@@ -3,4 +3,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
+# Arguments go to `tablectl sim`. Both are safe at any value:
+#   --speed N   pace of simulated time: 1 (real time), 10, 100, or max (as fast as the
+#               machine goes); the same --seed deals the same game at every speed.
+#   --tables N  N simulated tables (t01, t02, ...) on the one broker, each with its own
+#               journal and seed; the room server (--room) stores them all. 1 to 64.
 exec .venv/bin/tablectl sim --room "$@"  # --no-room: the table alone

@@ -1,0 +1,101 @@
+"""`tablectl sim --speed N`: simulated time, so a seed plays the same game at any speed."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.table_rig import ROOT, tablectl
+
+SPEEDS = ("1", "10", "100", "max")
+AUTO_ID = re.compile(r"auto-[0-9a-f]{8}-")  # a room command's id names its run at random
+
+
+def _sim(speed: str) -> tuple[list[str], list[str], float]:
+    """One demo hand (seed 5) at `speed`, through the sim's own mosquitto: the messages the
+    watcher received from the broker (status left out: it carries the wall clock), the
+    journal's lines after its header, and the run's wall time."""
+    start = time.monotonic()
+    done = subprocess.run(
+        [*tablectl(), "sim", "--no-tv", "--hands", "1", "--seed", "5", "--speed", speed],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=ROOT,
+    )
+    took = time.monotonic() - start
+    assert done.returncode == 0, done.stderr[-3000:]
+    found = re.search(r"^journal: (\S+)$", done.stdout, re.M)
+    assert found is not None, done.stdout[-2000:]
+    journal = Path(found.group(1)).read_text().splitlines()
+    assert journal[0].startswith("# tablectl-journal v1 epoch=")
+    received = [
+        AUTO_ID.sub("auto-", line)
+        for line in done.stdout.splitlines()
+        if re.match(r"(events|alerts|holecards|replies) ", line)
+    ]
+    return received, [AUTO_ID.sub("auto-", line) for line in journal[1:]], took
+
+
+@pytest.mark.timeout(200)
+def test_sim_same_seed_same_game_at_speed_1_10_100_and_max() -> None:
+    runs = {speed: _sim(speed) for speed in SPEEDS}
+    received, journal, _took = runs["1"]
+    assert sum('"hand_completed"' in line for line in received) == 1
+    assert any(line.startswith("holecards ") for line in received)
+    assert not any(line.startswith("alerts ") for line in received), "a clean hand: no alert"
+    assert any('"event":"tick"' in line for line in journal), "the settle timers fired"
+    for speed in SPEEDS[1:]:
+        other_received, other_journal, _ = runs[speed]
+        # Every message, its `t` included: game time is simulated, whatever the pace.
+        assert other_received == received, f"--speed {speed} published another game"
+        assert other_journal == journal, f"--speed {speed} journaled another game"
+    # The pace is real: speed 1 takes the hand's length, max does not wait for it.
+    hand_seconds = float(re.findall(r'"t":([0-9.]+)', journal[-1])[0])
+    assert runs["1"][2] >= hand_seconds
+    assert runs["max"][2] < runs["1"][2] / 2
+
+
+@pytest.mark.timeout(200)
+def test_sim_tables_run_many_tables_on_one_broker_with_the_room_server() -> None:
+    options = ["--tables", "3", "--hands", "1", "--seed", "4", "--speed", "max"]
+    done = subprocess.run(
+        [*tablectl(), "sim", "--room", "--no-tv", "--quiet", *options],
+        capture_output=True,
+        text=True,
+        timeout=180,
+        cwd=ROOT,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    found_journals = re.findall(r"^journal: (\S+) \(table (\S+)\)$", done.stdout, re.M)
+    journals = {table: Path(path) for path, table in found_journals}
+    assert sorted(journals) == ["t01", "t02", "t03"]
+    assert len(set(journals.values())) == 3, "a journal each"
+    hands: dict[str, str] = {}
+    for table, path in journals.items():
+        lines = path.read_text().splitlines()
+        assert f"table={table}" in lines[0]
+        assert all(f'"table":"{t}"' not in "".join(lines) for t in journals if t != table)
+        hands[table] = "".join(line for line in lines if '"hand_started"' in line)
+    assert len(set(hands.values())) == 3, "a seed each: three different deals"
+    seqs = [int(s) for s in re.findall(r"last seq (\d+) \(table t0[123]\)", done.stdout)]
+    assert len(seqs) == 3 and min(seqs) > 0
+    found = re.search(r"room: (\d+) events stored, (\d+) hands completed", done.stdout)
+    assert found is not None, done.stdout[-2000:]
+    assert (int(found.group(1)), int(found.group(2))) == (sum(seqs), 3)
+
+
+def test_sim_tables_refuses_a_count_it_cannot_run() -> None:
+    done = subprocess.run(
+        [*tablectl(), "sim", "--tables", "0", "--quiet", "--no-tv"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=ROOT,
+    )
+    assert done.returncode != 0
+    assert "--tables: 1 to 64, not 0" in done.stderr
