@@ -203,7 +203,7 @@ class TableDealer:
             self._gather(zones, pot)
             # The dealer pushes the pot to the winner: the award moment at showdown.
             if pot:
-                chip, value = pot[0]
+                chip, value = pot.pop(0)
                 self.events.append(TagOut(self._t(1.0), "pot", chip=chip, value=value))
         self._collect(plan, zones, pot)
         return self.events[start:]
@@ -215,7 +215,7 @@ class TableDealer:
         for seat in sorted(zones):
             for chip, value in zones[seat]:
                 self.events.append(TagOut(self._t(0.01), f"bet{seat}", chip=chip, value=value))
-        for chip, value in pot[1:]:
+        for chip, value in pot:  # every chip leaves the pot, however the hand ended
             self.events.append(TagOut(self._t(0.01), "pot", chip=chip, value=value))
         for card, antenna in list(self.on_table.items()):
             if antenna != "muck":
