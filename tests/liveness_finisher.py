@@ -17,6 +17,7 @@ from collections.abc import Sequence
 from controller.engine import Engine
 from controller.engine.antennas import antenna
 from controller.engine.cards import FULL_DECK
+from controller.messages import Message
 from controller.trace import Badge, ButtonPress, Command, Event, TagIn, TagOut
 from tests.hand_finisher import _Finisher
 
@@ -168,14 +169,14 @@ class LivenessFinisher(_Finisher):
         return self.step(pot)
 
 
-def complete_hand(engine: Engine, trace: Sequence[Event], limit: int = 300) -> str | None:
-    """Play the engine's hand to its end; None once it ended, else why it could not."""
-    finisher = LivenessFinisher(engine, trace)
+def _play_to_the_end(finisher: LivenessFinisher, limit: int) -> bool:
+    """Dealer, player and floor motions until the hand ends; True if it did."""
+    engine = finisher.engine
     pot: list[tuple[str, int]] = list(finisher.pot.items())
     idle = 0  # motions in a row that changed nothing
     for _ in range(limit):
         if engine.hand is None:
-            return None
+            return True
         before = finisher.progress_key()
         if idle < 2:
             finisher.motion(pot)
@@ -186,6 +187,20 @@ def complete_hand(engine: Engine, trace: Sequence[Event], limit: int = 300) -> s
         idle = 0 if finisher.progress_key() != before else idle + 1
         if idle > 3:
             break
-    if engine.hand is None:
+    return engine.hand is None
+
+
+def complete_hand(engine: Engine, trace: Sequence[Event], limit: int = 300) -> str | None:
+    """Play the engine's hand to its end; None once it ended, else why it could not."""
+    if _play_to_the_end(LivenessFinisher(engine, trace), limit):
         return None
     return f"stuck: {json.dumps(engine.snapshot(), sort_keys=True)[:2000]}"
+
+
+def finish_with_the_floor(
+    engine: Engine, trace: Sequence[Event], limit: int = 300
+) -> list[Message] | None:
+    """Like `complete_hand`, the floor ruling where a procedure holds the table: the
+    messages published meanwhile, or None when the hand could not be finished."""
+    finisher = LivenessFinisher(engine, trace)
+    return finisher.messages if _play_to_the_end(finisher, limit) else None

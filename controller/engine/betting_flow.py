@@ -136,6 +136,7 @@ class HandBetting:
         self.skipped_found: list[tuple[int, list[int]]] = []  # for the dealing flow's floor call
         self.actions: list[Action] = []
         self.street_i = 0
+        self.announced: set[int] = set()  # streets whose cards `board_dealt` announced
         self.round: BettingRound | None = None
         self.phase = "posting"
         self.tabled = False
@@ -397,6 +398,7 @@ class HandBetting:
     def board_street(self, street: str) -> None:
         """The dealer turned a street's cards (flop, turn, river)."""
         index = STREETS.index(street)
+        self.announced.add(index)  # its `board_dealt` is published, in turn or not
         if self.phase in ("posting", "betting"):
             self.emit.alert(
                 "premature_board",
@@ -441,8 +443,16 @@ class HandBetting:
         self.phase = "waiting"
         # The next street may already be on the board (dealt before betting ended).
         needed = (3, 4, 5)[self.street_i]
-        if len(self.board()) >= needed:
+        board = self.board()
+        if len(board) >= needed:
             self.street_i += 1
+            if self.street_i not in self.announced:
+                # Cards that lay on the board unannounced (a board the floor let stand):
+                # announced as the street opens, so the room, TV and a hand history see it.
+                cards = board[:3] if needed == 3 else [board[needed - 1]]
+                self.emit.event(
+                    "board_dealt", street=STREETS[self.street_i], cards=cards, board=board[:needed]
+                )
             self._open_street()
 
     def _maybe_table(self, *, betting_over: bool = False) -> None:
@@ -846,6 +856,7 @@ class HandBetting:
         self.actions = []
         self._sa = (0, False)
         self.street_i = 0
+        self.announced = set()
         self.round = None
         self.tabled = False
         self.shown = set()

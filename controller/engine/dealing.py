@@ -485,17 +485,23 @@ class HandDealing:
         return closed
 
     def _streets_as_ruled(self) -> None:
-        """The board the floor let stand reaches a street the betting has not: it goes on there
-        (no `board_dealt`: the cards were not dealt now)."""
+        """The board the floor let stand (rule 1) reaches a street the betting has not: it
+        goes on there, and each street's cards are announced as the ruling deals them
+        (`board_dealt` citing rule 1), so the room, TV and a hand history see the street."""
         betting = self.betting
-        reached = {0: 0, 3: 1, 4: 2, 5: 3}[len(self.hand.board)]
+        board = list(self.hand.board)
+        reached = {0: 0, 3: 1, 4: 2, 5: 3}[len(board)]
         for index in range(betting.street_i + 1, reached + 1):
             if betting.phase != "waiting":
                 return
-            self.hand.street = STREETS[index]
+            street = STREETS[index]
+            self.hand.street = street
             self.burns_before = len(self.hand.burns)
             self.street_actions = len(betting.actions)
-            betting.board_street(STREETS[index])
+            upto = index + 2  # flop 3, turn 4, river 5 cards
+            new = board[:3] if street == "flop" else [board[upto - 1]]
+            self.table.event("board_dealt", street=street, cards=new, board=board[:upto], rule="1")
+            betting.board_street(street)
 
     def wants_draw(self) -> tuple[str, int] | None:
         """A random draw the table must supply as an input (RP-14), once the floor is here."""

@@ -292,6 +292,42 @@ def test_rule_1_the_board_the_floor_lets_stand_moves_the_betting_on() -> None:
     assert t.events("hand_completed")
 
 
+def test_rule_1_a_board_the_floor_lets_stand_is_announced_street_by_street() -> None:
+    # Three-handed, no all-in: a four-card flop; the floor lets the four cards stand, so the
+    # fourth is the turn. The turn opens when the flop's betting ends, and is announced then
+    # (once), so the room, TV and a hand history see the street its betting is on.
+    t = _with_floor(Table(seats=(1, 2, 3), button=3, stacks=5_000))
+    t.shuffle()
+    t.push(1, 50)
+    t.push(2, 100)
+    t.deal({1: ["Ah", "Kh"], 2: ["Qd", "Jd"], 3: ["9s", "9c"]})
+    t.push(3, 100)
+    t.push(1, 50)
+    t.button("check")  # the big blind checks: the flop comes
+    t.board("Td", "5s", "4c", burn="2d")
+    t.board("Kc")
+    assert t.events("four_card_flop")
+    t.do(ev(t=t.step(), event="badge", uid=FLOOR))
+    t.button("floor")  # the ruling: the board stands as it lies
+    flop_over = len(t.events())
+    for _ in range(3):
+        t.button("check")
+    dealt = [(e["street"], e["cards"], e["board"]) for e in t.events("board_dealt")]
+    assert dealt == [
+        ("flop", ["Td", "5s", "4c"], ["Td", "5s", "4c"]),
+        ("turn", ["Kc"], ["Td", "5s", "4c", "Kc"]),
+    ]
+    turn = next(i for i, e in enumerate(t.events()) if e.get("street") == "turn")
+    assert turn >= flop_over and not [
+        e for e in t.events()[turn:] if e["type"] == "action" and e["action"] != "check"
+    ]
+    for _ in range(3):
+        t.button("check")  # the turn's betting
+    t.board("9h", burn="2c")  # the river, in turn
+    assert [e["street"] for e in t.events("board_dealt")] == ["flop", "turn", "river"]
+    assert not t.events("premature_card")
+
+
 # ------------------------------------------------------------------ 53-B
 
 
