@@ -63,7 +63,13 @@ def room(tmp_path: Path, mosquitto_tls: Mosquitto, database_url: str) -> Iterato
     server.start()
     assert server.ingest.connected.wait(20), "the room server did not connect over TLS"
     daemon.start()
+
+    def table_online() -> bool:  # the table is connected and subscribed to its commands
+        tables = httpx.get(server.url.rstrip("/") + "/api/tables", timeout=5).json()
+        return any(t["table"] == "t01" and t["status"] == "online" for t in tables)
+
     try:
+        assert poll(table_online, 30), "the table never came online"
         yield Room(server, daemon, journal, server.url.rstrip("/"))
     finally:
         daemon.stop()

@@ -19,6 +19,7 @@ import pytest
 
 from controller.config import load_config
 from controller.daemon import Daemon
+from controller.inputs import ButtonPress
 from drivers.gpio.sim import send_control
 from tests.broker import Mosquitto, Subscriber
 from tests.table_rig import poll
@@ -87,7 +88,8 @@ def test_presses_are_refused_and_the_fault_lamp_lit_once_the_journal_has_failed(
     press, release = _press(sock, SHUFFLER)
     assert press.startswith("refused: the table is stopped: journal failed")
     assert release == "ok"
-    assert daemon.queue.empty(), "a refused press was queued"
+    queued = list(daemon.queue.queue)  # other devices may still report; no press may wait
+    assert not [i for i in queued if isinstance(i, ButtonPress)], "a refused press was queued"
     assert send_control(sock, f"level {FAULT_LAMP}") == "1"
     assert daemon.devices.lamps is not None and daemon.devices.lamps.is_on("fault")
     # Later reader news does not put the lamp out while the table is stopped.
