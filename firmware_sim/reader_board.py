@@ -13,6 +13,7 @@ import logging
 import os
 import select
 import threading
+import time
 import tty
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -30,6 +31,8 @@ from firmware_sim.pn5180_sim import SimBus, SimPN5180, VirtualClock
 log = logging.getLogger(__name__)
 
 TX_QUEUE_LIMIT = 64 * 1024  # bytes waiting for the host; beyond this new frames are dropped
+#: The most line-noise bytes queued at once (see `inject_raw`): well under the FIFO's size.
+NOISE_PIECE = 1024
 #: Pause between the firmware's own full scans. On the board it is 0 (scan continuously);
 #: here every move is scanned at once by the hand that makes it, so the loop's own rounds
 #: only confirm what is already known and are spaced out to leave the CPU to the table.
@@ -305,9 +308,34 @@ class ReaderBoardSim:
         """Send any message as the next frame (e.g. a duplicate TAG_IN from buggy firmware)."""
         self._with_board(lambda board: board.send_frame(msg.TYPE, msg.payload()))
 
-    def inject_raw(self, data: bytes) -> None:
-        """Put raw bytes (line noise) on the wire between frames."""
-        self._with_board(lambda board: board.fifo.push_raw(bytes(data)))
+    def inject_raw(self, data: bytes, timeout: float = 30.0) -> None:
+        """Put raw bytes (line noise) on the wire between frames; return once they are on it.
+
+        Noise comes from the wire, not from the firmware: it must not take the transmit
+        FIFO's room from the frames made after it (a full FIFO drops frames, as on the
+        board). So the bytes go in pieces the FIFO has room for, and the call waits until
+        the host has taken each piece off the link (ProtocolError if it does not within
+        `timeout` seconds: the host stopped reading).
+        """
+        piece_len = NOISE_PIECE
+        deadline = time.monotonic() + timeout
+        for start in range(0, len(data), piece_len):
+            piece = bytes(data[start : start + piece_len])
+            queued = False
+            while True:
+                with self._lock:
+                    board = self._board
+                    if board is None:
+                        return  # unplugged: the noise has no wire to go on
+                    fifo = board.fifo
+                    if not queued:
+                        queued = fifo.push_raw(piece)
+                    elif all(chunk is not piece for chunk in fifo.chunks):
+                        break  # on the wire
+                self._wake()
+                if time.monotonic() > deadline:
+                    raise ProtocolError("the host did not read the line noise off the link")
+                time.sleep(0.0005)
 
     def drop_next(self, n: int = 1) -> None:
         """The next `n` frames use up their sequence numbers but never reach the wire
