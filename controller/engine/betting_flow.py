@@ -6,6 +6,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
+from controller.engine.cards import street_cards
 from controller.engine.ports import Emitter
 from controller.engine.positions import Positions
 from controller.engine.procedures.premature_card_rp5 import PREMATURE_RULES
@@ -449,9 +450,12 @@ class HandBetting:
             if self.street_i not in self.announced:
                 # Cards that lay on the board unannounced (a board the floor let stand):
                 # announced as the street opens, so the room, TV and a hand history see it.
-                cards = board[:3] if needed == 3 else [board[needed - 1]]
+                street = STREETS[self.street_i]
                 self.emit.event(
-                    "board_dealt", street=STREETS[self.street_i], cards=cards, board=board[:needed]
+                    "board_dealt",
+                    street=street,
+                    cards=street_cards(board, street),
+                    board=board[:needed],
                 )
             self._open_street()
 

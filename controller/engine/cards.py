@@ -2,11 +2,20 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 RANKS = "23456789TJQKA"
 SUITS = "cdhs"
 FULL_DECK: tuple[str, ...] = tuple(r + s for r in RANKS for s in SUITS)
+#: Cards on the board once each street is dealt.
+BOARD_SIZE = {"flop": 3, "turn": 4, "river": 5}
+
+
+def street_cards(board: Sequence[str], street: str) -> list[str]:
+    """The cards `street` puts on the board: the flop's three, or the turn's or river's one."""
+    upto = BOARD_SIZE[street]
+    return list(board[:upto]) if street == "flop" else [board[upto - 1]]
 
 
 @dataclass(slots=True)

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from controller.engine.betting_flow import STREETS, HandBetting, Opening
+from controller.engine.cards import BOARD_SIZE, street_cards
 from controller.engine.ports import TablePorts
 from controller.engine.procedures import (
     away_30_penalty_71c,
@@ -41,7 +42,6 @@ from controller.engine.procedures.premature_card_rp5 import FlopAnnouncement, Pr
 from controller.engine.state import DealtHand
 
 HOLE_CARDS = {"plo": 4, "plo8": 4}  # every other game here deals two hole cards
-BOARD_SIZE = {"flop": 3, "turn": 4, "river": 5}
 NEXT_STREET = {0: "flop", 1: "flop", 2: "flop", 3: "turn", 4: "river"}
 
 
@@ -499,8 +499,13 @@ class HandDealing:
             self.burns_before = len(self.hand.burns)
             self.street_actions = len(betting.actions)
             upto = index + 2  # flop 3, turn 4, river 5 cards
-            new = board[:3] if street == "flop" else [board[upto - 1]]
-            self.table.event("board_dealt", street=street, cards=new, board=board[:upto], rule="1")
+            self.table.event(
+                "board_dealt",
+                street=street,
+                cards=street_cards(board, street),
+                board=board[:upto],
+                rule="1",
+            )
             betting.board_street(street)
 
     def wants_draw(self) -> tuple[str, int] | None:
@@ -609,8 +614,12 @@ class HandDealing:
         hand.street = street
         self.burns_before = len(hand.burns)
         self.street_actions = len(self.betting.actions)
-        new = hand.board[:3] if street == "flop" else [hand.board[-1]]
-        self.table.event("board_dealt", street=street, cards=new, board=list(hand.board))
+        self.table.event(
+            "board_dealt",
+            street=street,
+            cards=street_cards(hand.board, street),
+            board=list(hand.board),
+        )
         for proc in self.pending():
             self._do(t, proc.on_street(street))
         self.betting.board_street(street)
