@@ -14,7 +14,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from controller import __version__
+from controller import __version__, heap
 from controller.clock import Clock, FunctionClock, SystemClock
 from controller.commands import CommandError, command_label, parse_resend, parse_room_command
 from controller.config import BrokerConfig, Config
@@ -214,6 +214,7 @@ class Daemon:
 
     def start(self) -> None:
         """Recover from the journal, connect the broker, open the devices, start the loop."""
+        heap.settle()  # a day of play must not grow the C heap in steps (controller/heap.py)
         recovered = self._recover()
         self.publisher = Publisher(
             self.broker,
@@ -613,6 +614,7 @@ class Daemon:
             log.error("journal rotation failed: %s", exc)
             text = f"journal rotation failed: {exc}"
             self._emit_own(self.notices.alert("journal_error", text, {}, "warning"))
+        heap.trim()  # between hands: what the gzip and the checkpoint freed goes back
 
     def _rotate_at_stop(self, journal: InputJournal) -> None:
         """A clean stop between hands, every event acknowledged, starts a new segment from a

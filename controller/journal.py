@@ -40,6 +40,8 @@ SEGMENT_RE = re.compile(
 )
 GZ = ".gz"  # a closed segment, compressed once the next one is active
 CHECKPOINT = "checkpoint"
+#: Bytes read at a time when a closed segment is gzipped: small buffers, reused by the heap.
+COPY_CHUNK = 64 * 1024
 OUT = "out"
 OUT_SOURCES = ("engine", "daemon")
 DAY = 86400.0
@@ -272,7 +274,7 @@ def compress_segment(path: Path) -> Path | None:
     try:
         with path.open("rb") as src, open_private(tmp) as raw:
             with gzip.GzipFile(filename=path.name, mode="wb", fileobj=raw, mtime=0) as dst:
-                shutil.copyfileobj(src, dst, 1 << 20)
+                shutil.copyfileobj(src, dst, COPY_CHUNK)
             raw.flush()
             os.fsync(raw.fileno())
         os.rename(tmp, target)
