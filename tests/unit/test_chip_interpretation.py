@@ -6,7 +6,12 @@ import pytest
 
 from controller.rules import RuleError
 from controller.rules.betting import BettingRound
-from controller.rules.chips import PushRuling, interpret_push, undercall_ruling
+from controller.rules.chips import (
+    PushRuling,
+    facing_opening_bet,
+    interpret_push,
+    undercall_ruling,
+)
 
 BIG = 1_000_000
 
@@ -537,3 +542,112 @@ def test_rule_44_panel_raise_before_chips_owes_a_full_min_raise() -> None:
     r = _opens_1400(BIG)
     ruling = push(r, 2, declared="raise")
     assert (ruling.kind, ruling.total, ruling.owed, ruling.rule) == ("raise", 2800, 2800, "43-A")
+
+
+# --------------------------------------------------------------------------- the rule chain
+# ``rules`` is the chain the floor reads back (docs/mqtt.md): each rule once, in the order
+# applied, and ``rule`` the one that decided.
+
+
+def facing(current_bet: int = 1000, **kw: object) -> PushRuling:
+    """A push facing ``current_bet`` (a full raise is 1000 more), 10 000 behind."""
+    args: dict[str, object] = {
+        "current_bet": current_bet,
+        "already_in": 0,
+        "prior_chips": [],
+        "pulled_back": [],
+        "new_chips": [],
+        "stack_behind": 10_000,
+        "min_increment": 1000,
+    }
+    args.update(kw)
+    return interpret_push(**args)  # type: ignore[arg-type]
+
+
+def test_rule_51b_facing_the_opening_bet_is_the_big_blind_preflop_and_the_first_bet_after() -> None:
+    assert facing_opening_bet(0, preflop=True)
+    assert not facing_opening_bet(1, preflop=True)
+    assert facing_opening_bet(0, preflop=False)
+    assert facing_opening_bet(1, preflop=False)
+    assert not facing_opening_bet(2, preflop=False)
+
+
+def test_rule_40c_several_chips_opening_the_betting_are_a_bet_with_no_rule() -> None:
+    ruling = facing(current_bet=0, new_chips=[100, 100, 100], min_increment=100)
+    assert (ruling.kind, ruling.total, ruling.rule, ruling.rules) == ("bet", 300, None, ())
+
+
+def test_rule_44_single_overchip_facing_a_bet_cites_44_once() -> None:
+    ruling = facing(new_chips=[5000])
+    assert (ruling.kind, ruling.total, ruling.change) == ("call", 1000, 4000)
+    assert (ruling.rule, ruling.rules) == ("44", ("44",))
+
+
+def test_rule_45a_chips_a_smaller_one_would_not_leave_a_call_cite_45a_once() -> None:
+    ruling = facing(current_bet=1100, new_chips=[500, 1000])
+    assert (ruling.kind, ruling.total, ruling.change) == ("call", 1100, 400)
+    assert (ruling.rule, ruling.rules) == ("45-A", ("45-A",))
+
+
+def test_rule_45b1_and_43a_chain_when_half_a_raise_is_held_to_a_full_raise() -> None:
+    ruling = facing(new_chips=[1000, 500])
+    assert (ruling.kind, ruling.total, ruling.owed) == ("raise", 2000, 500)
+    assert (ruling.rule, ruling.rules) == ("43-A", ("45-B1", "43-A"))
+    short = facing(new_chips=[1000, 100, 100])
+    assert (short.kind, short.total, short.change) == ("call", 1000, 200)
+    assert (short.rule, short.rules) == ("45-B1", ("45-B1",))
+
+
+def test_rule_45b2_all_in_reaching_a_full_raise_is_a_plain_raise() -> None:
+    exact = facing(new_chips=[1000, 1000], stack_behind=2000)
+    assert (exact.kind, exact.total, exact.allin, exact.full) == ("raise", 2000, True, True)
+    assert (exact.rule, exact.rules) == (None, ("45-B2",))
+    more = facing(new_chips=[1000, 1000, 500], stack_behind=2500)
+    assert (more.kind, more.total, more.rule) == ("raise", 2500, None)
+    short = facing(new_chips=[1000, 500], stack_behind=1500)
+    assert (short.kind, short.total, short.full) == ("raise", 1500, False)
+    assert (short.rule, short.rules) == ("45-B2", ("45-B2",))
+
+
+def test_rule_51b_undercall_cites_51b_once() -> None:
+    ruling = facing(new_chips=[500, 100])
+    assert (ruling.kind, ruling.total, ruling.rule, ruling.rules) == (
+        "undercall",
+        600,
+        "51-B",
+        ("51-B",),
+    )
+
+
+def test_rule_46c2_chips_counted_but_not_in_the_zone_still_cover_the_call() -> None:
+    # 1000 counted in (a 500 chip lies in the zone, 500 was taken in), 600 more.
+    ruling = facing(already_in=1000, prior_chips=[500], new_chips=[500, 100])
+    assert (ruling.kind, ruling.total, ruling.owed) == ("raise", 2000, 400)
+    assert (ruling.rule, ruling.rules) == ("46-C2", ("46-C2", "45-B1", "43-A"))
+
+
+def test_rule_44_overchip_on_the_big_blind_option_is_a_raise_of_its_full_value() -> None:
+    # The big blind's 100 is counted (not in the zone); a single 500 chip on its option.
+    ruling = facing(current_bet=100, already_in=100, min_increment=100, new_chips=[500])
+    assert (ruling.kind, ruling.total, ruling.change, ruling.owed) == ("raise", 600, 0, 0)
+    assert ruling.rule is None
+
+
+def test_rule_47a_raise_push_when_not_reopened_is_a_call_citing_47a_once() -> None:
+    ruling = facing(new_chips=[1000, 1000], raise_closed="47-A")
+    assert (ruling.kind, ruling.total, ruling.change) == ("call", 1000, 1000)
+    assert (ruling.rule, ruling.rules) == ("47-A", ("47-A",))
+
+
+def test_rule_52b_pot_limit_bet_of_exactly_the_pot_stands_without_a_rule() -> None:
+    pot = facing(current_bet=0, new_chips=[5000, 1000], max_total=6000, structure="pl")
+    assert (pot.kind, pot.total, pot.change, pot.rule, pot.rules) == ("bet", 6000, 0, None, ())
+    over = facing(current_bet=0, new_chips=[5000, 1000, 500], max_total=6000, structure="pl")
+    assert (over.kind, over.total, over.change) == ("bet", 6000, 500)
+    assert (over.rule, over.rules) == ("52-B", ("52-B",))
+
+
+def test_fixed_limit_push_over_the_fixed_raise_cites_the_fixed_limit() -> None:
+    ruling = facing(new_chips=[1000, 1000, 1000], max_total=2000, structure="fl")
+    assert (ruling.kind, ruling.total, ruling.change) == ("raise", 2000, 1000)
+    assert (ruling.rule, ruling.rules) == ("fixed-limit", ("fixed-limit",))
