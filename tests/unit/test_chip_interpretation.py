@@ -651,3 +651,57 @@ def test_fixed_limit_push_over_the_fixed_raise_cites_the_fixed_limit() -> None:
     ruling = facing(new_chips=[1000, 1000, 1000], max_total=2000, structure="fl")
     assert (ruling.kind, ruling.total, ruling.change) == ("raise", 2000, 1000)
     assert (ruling.rule, ruling.rules) == ("fixed-limit", ("fixed-limit",))
+
+
+def test_rule_43a_declared_raise_without_chips_for_more_than_the_call_is_an_all_in_call() -> None:
+    short = facing(new_chips=[500], stack_behind=600, declared="raise")
+    assert (short.kind, short.total, short.allin, short.owed) == ("call", 600, True, 100)
+    assert (short.increment, short.full) == (0, False)
+    exact = facing(new_chips=[500], stack_behind=1000, declared="raise")
+    assert (exact.kind, exact.total, exact.allin, exact.owed) == ("call", 1000, True, 500)
+    assert (exact.increment, exact.full) == (0, False)
+
+
+def test_rule_43_all_in_call_for_less_raises_nothing_and_a_bet_raises_by_its_total() -> None:
+    call = facing(new_chips=[500, 100], stack_behind=600)
+    assert (call.kind, call.total, call.allin, call.increment, call.full) == (
+        "call",
+        600,
+        True,
+        0,
+        False,
+    )
+    bet = facing(current_bet=0, new_chips=[100, 100, 100], min_increment=300)
+    assert (bet.kind, bet.increment, bet.full) == ("bet", 300, True)
+
+
+def test_rule_51a_declared_all_in_for_exactly_the_call_is_a_plain_call() -> None:
+    # Not re-opened (47-A), but all the chips make only the call: nothing was held back.
+    ruling = facing(new_chips=[500], stack_behind=1000, declared="allin", raise_closed="47-A")
+    assert (ruling.kind, ruling.total, ruling.allin, ruling.owed) == ("call", 1000, True, 500)
+    assert (ruling.rule, ruling.rules) == (None, ())
+
+
+def test_rule_51a_declared_all_in_when_not_reopened_cites_47a_once() -> None:
+    ruling = facing(new_chips=[500], declared="allin", raise_closed="47-A")
+    assert (ruling.kind, ruling.total, ruling.owed) == ("call", 1000, 500)
+    assert (ruling.rule, ruling.rules) == ("47-A", ("47-A",))
+
+
+def test_rule_46b_exact_call_after_pulling_back_a_prior_chip_is_a_plain_call() -> None:
+    # 1000 in front (two 500s) faces 2000: one 500 pulled back, 1500 pushed: exactly 2000.
+    ruling = facing(
+        current_bet=2000,
+        already_in=1000,
+        prior_chips=[500, 500],
+        pulled_back=[500],
+        new_chips=[1000, 500],
+    )
+    assert (ruling.kind, ruling.total, ruling.change, ruling.owed) == ("call", 2000, 0, 0)
+    assert (ruling.rule, ruling.rules) == (None, ())
+
+
+def test_rule_52a_opening_bet_of_exactly_the_minimum_needs_no_correction() -> None:
+    ruling = facing(current_bet=0, new_chips=[100, 100], min_increment=200)
+    assert (ruling.kind, ruling.total, ruling.owed, ruling.full) == ("bet", 200, 0, True)
+    assert (ruling.rule, ruling.rules) == (None, ())
