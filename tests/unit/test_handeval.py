@@ -123,3 +123,8 @@ def test_evaluator_orders_like_pokerkit_on_seeded_random_hands() -> None:
         theirs = (pa > pb) - (pa < pb)
         assert ours == theirs, (a, b)
         assert evaluate(list(best_five(a))) == evaluate(a)
+
+
+def test_rule_12_best_five_of_a_straight_is_five_cards_even_with_a_lower_sixth_in_line() -> None:
+    assert best_five(hand("9c 8d 7h 6s 5h 4c Kd")) == ("9c", "8d", "7h", "6s", "5h")
+    assert best_five(hand("9h 8h 7h 6h 5h 4h Kd")) == ("9h", "8h", "7h", "6h", "5h")
