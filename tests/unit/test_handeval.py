@@ -107,6 +107,8 @@ def test_evaluator_rejects_bad_and_duplicate_cards() -> None:
         ev("Xs 2c 3d 4h 5h")
     with pytest.raises(RuleError):
         ev("As 2c 3d 4h")
+    with pytest.raises(RuleError):  # hold'em: two hole cards and five on the board at most
+        ev("As Ks 2c 3d 4h 5h 6h 7h")
 
 
 def test_evaluator_orders_like_pokerkit_on_seeded_random_hands() -> None:
