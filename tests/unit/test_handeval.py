@@ -130,3 +130,12 @@ def test_evaluator_orders_like_pokerkit_on_seeded_random_hands() -> None:
 def test_rule_12_best_five_of_a_straight_is_five_cards_even_with_a_lower_sixth_in_line() -> None:
     assert best_five(hand("9c 8d 7h 6s 5h 4c Kd")) == ("9c", "8d", "7h", "6s", "5h")
     assert best_five(hand("9h 8h 7h 6h 5h 4h Kd")) == ("9h", "8h", "7h", "6h", "5h")
+
+
+def test_rule_12_three_pairs_play_the_third_pair_as_the_two_pair_kicker() -> None:
+    # Board Kc Qh Qs 9d 2h: a hand holding Kd 9c has three pairs; the nines play as kicker.
+    three_pairs = ev("Kd 9c Kc Qh Qs 9d 2h")
+    assert three_pairs == (2, 13, 12, 9)
+    assert three_pairs == ev("Kd 8c Kc Qh Qs 9d 2h")  # kings and queens, nine kicker: split
+    assert three_pairs > ev("Ks 8c Kc Qh Qd 7d 2h")
+    assert best_five(hand("Kd 9c Kc Qh Qs 9d 2h")) == ("Kd", "Kc", "Qh", "Qs", "9c")
