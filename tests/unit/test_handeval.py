@@ -139,3 +139,4 @@ def test_rule_12_three_pairs_play_the_third_pair_as_the_two_pair_kicker() -> Non
     assert three_pairs == ev("Kd 8c Kc Qh Qs 9d 2h")  # kings and queens, nine kicker: split
     assert three_pairs > ev("Ks 8c Kc Qh Qd 7d 2h")
     assert best_five(hand("Kd 9c Kc Qh Qs 9d 2h")) == ("Kd", "Kc", "Qh", "Qs", "9c")
+    assert ev("Kd 9c Kc Qh Qs 9d") == (2, 13, 12, 9)  # on the turn: no single card left
