@@ -73,15 +73,20 @@ def test_presses_are_refused_and_the_fault_lamp_lit_once_the_journal_has_failed(
     finally:
         os.close(full)
 
-    # The press the journal cannot take: the GPIO bank took it, the table lost it.
-    assert send_control(sock, f"press {SHUFFLER}") == "ok"
+    # The press the journal cannot take: the GPIO bank took it, the table lost it. (Another
+    # device's report may reach the journal first: then the table is stopped before the
+    # press, which is refused at once; either way no press is lost without a word.)
+    reply = send_control(sock, f"press {SHUFFLER}")
     assert poll(lambda: daemon.failed is not None, 10), "the journal never failed"
     assert poll(lambda: bool(_alerts(room, "journal_failed")), 10)
     [alert] = _alerts(room, "journal_failed")
     assert alert["severity"] == "critical" and alert["stopped"] is True
     assert alert["message"].startswith("the table is stopped: journal ")
-    assert "No space left on device" in alert["message"]
-    assert alert["presses_not_taken"] == ["shuffler"], "the lost press is not told"
+    if reply == "ok":
+        assert alert["presses_not_taken"] == ["shuffler"], "the lost press is not told"
+    else:
+        assert reply.startswith("refused: the table is stopped: journal failed"), reply
+        assert alert["presses_not_taken"] == []
 
     # From now on the GPIO layer answers that nothing is taken, and the fault lamp is lit.
     assert send_control(sock, f"release {SHUFFLER}") == "ok"  # a finger may let go
