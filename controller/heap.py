@@ -33,11 +33,9 @@ def _glibc() -> Any | None:
         return None
     try:
         libc = ctypes.CDLL(name)
-        gnu = libc.gnu_get_libc_version
-    except (OSError, AttributeError):
+    except OSError:
         return None
-    gnu.restype = ctypes.c_char_p
-    if not hasattr(libc, "mallopt") or not hasattr(libc, "malloc_trim"):
+    if not all(hasattr(libc, f) for f in ("gnu_get_libc_version", "mallopt", "malloc_trim")):
         return None
     libc.mallopt.argtypes = [ctypes.c_int, ctypes.c_int]
     libc.mallopt.restype = ctypes.c_int

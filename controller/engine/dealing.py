@@ -498,12 +498,11 @@ class HandDealing:
             self.hand.street = street
             self.burns_before = len(self.hand.burns)
             self.street_actions = len(betting.actions)
-            upto = index + 2  # flop 3, turn 4, river 5 cards
             self.table.event(
                 "board_dealt",
                 street=street,
                 cards=street_cards(board, street),
-                board=board[:upto],
+                board=board[: BOARD_SIZE[street]],
                 rule="1",
             )
             betting.board_street(street)

@@ -12,6 +12,7 @@ from controller.rules.chips import (
     interpret_push,
     undercall_ruling,
 )
+from tests.unit.test_cited_rules import facing_1000
 
 BIG = 1_000_000
 
@@ -551,17 +552,7 @@ def test_rule_44_panel_raise_before_chips_owes_a_full_min_raise() -> None:
 
 def facing(current_bet: int = 1000, **kw: object) -> PushRuling:
     """A push facing ``current_bet`` (a full raise is 1000 more), 10 000 behind."""
-    args: dict[str, object] = {
-        "current_bet": current_bet,
-        "already_in": 0,
-        "prior_chips": [],
-        "pulled_back": [],
-        "new_chips": [],
-        "stack_behind": 10_000,
-        "min_increment": 1000,
-    }
-    args.update(kw)
-    return interpret_push(**args)  # type: ignore[arg-type]
+    return facing_1000(current_bet=current_bet, **kw)
 
 
 def test_rule_51b_facing_the_opening_bet_is_the_big_blind_preflop_and_the_first_bet_after() -> None:
