@@ -15,8 +15,13 @@ the main thread's, which makes the hands and conducts the clock), wall and trace
 Memory growth is the last sample less the one at the end of the warm-up (`--warmup`).
 Samples are appended to `--json` as they come (a cut-off run keeps what it measured).
 
+Python's objects come from glibc's heap (`PYTHONMALLOC=malloc`), as the service and
+`scripts/sim.sh` run the daemon; `--allocator pymalloc` measures Python's default instead.
+The script starts itself again with the setting when it is not already in force.
+
 Usage: python -m bench.soak [--hands 10000] [--sample 250] [--warmup 1000]
        [--max-segment-mb 2] [--keep-segments 4] [--fsync always] [--json out.json]
+       [--allocator malloc|pymalloc]
 """
 
 from __future__ import annotations
@@ -27,6 +32,7 @@ import json
 import math
 import os
 import shutil
+import sys
 import tempfile
 import time
 from collections.abc import Iterator
@@ -34,6 +40,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.machine import machine
+from controller import heap
 from controller.cli import DEFAULT_SIM_CONFIG, demo_events
 from controller.clock import ManualClock
 from controller.config import Config, load_config
@@ -147,6 +154,8 @@ class Soak:
             "fds_range_after_warmup": [min(fds), max(fds)],
             "journal_bytes_max": max(s["journal_bytes"] for s in self.samples),
             "journal_files_max": max(s["journal_files"] for s in self.samples),
+            "python_allocator": heap.python_allocator(),
+            "heap_trims": self.daemon.heap_trims,
             "daemon_cpu_s": last["daemon_cpu_s"],
             "daemon_cpu_ms_per_hand": round(1000 * last["daemon_cpu_s"] / hands, 2),
         }
@@ -163,7 +172,16 @@ def main() -> None:
     parser.add_argument("--fsync", default="always", choices=("always", "interval", "never"))
     parser.add_argument("--dir", type=Path, default=None, help="where the journal goes")
     parser.add_argument("--json", type=Path, default=None)
+    parser.add_argument(
+        "--allocator",
+        default="malloc",
+        choices=("malloc", "pymalloc"),
+        help="Python's allocator (malloc: as the service runs)",
+    )
     args = parser.parse_args()
+    if heap.python_allocator() != args.allocator:
+        env = {**os.environ, "PYTHONMALLOC": args.allocator}
+        os.execve(sys.executable, [sys.executable, "-m", "bench.soak", *sys.argv[1:]], env)
 
     workdir = Path(tempfile.mkdtemp(prefix="tablectl-soak-", dir=args.dir))
     broker = LocalBroker(None)

@@ -76,6 +76,7 @@ class Wake:
 
 WAKE = Wake()
 
+
 class Inbox(queue.Queue["Item | Wake | None"]):
     """The loop's queue; it counts what was put on it (the sim's conductor waits on it)."""
 
@@ -139,6 +140,8 @@ class Daemon:
         self.device_states: dict[str, str] = {}  # name -> "offline"/"online" (journaled)
         self.tag_view: dict[str, list[str]] = {}  # antenna -> tag uids (journaled)
         self.acked: AckedMark | None = None
+        self.heap_trims = 0  # hands after which the heap's free pages went back (heap.py)
+        self._trimmed_after = -1  # the hand number of the last of them
         self._thread: threading.Thread | None = None
         self._stopping = threading.Event()
         self._request_ids = itertools.count(1)
@@ -215,6 +218,16 @@ class Daemon:
     def start(self) -> None:
         """Recover from the journal, connect the broker, open the devices, start the loop."""
         heap.settle()  # a day of play must not grow the C heap in steps (controller/heap.py)
+        if heap.available():
+            allocator = heap.python_allocator()
+            log.info(
+                "Python objects from %s%s",
+                allocator,
+                ""
+                if allocator == "malloc"
+                else " (PYTHONMALLOC=malloc, as the service sets "
+                "it, lets the trim between hands return what a hand freed)",
+            )
         recovered = self._recover()
         self.publisher = Publisher(
             self.broker,
@@ -422,7 +435,12 @@ class Daemon:
             return []
         for message in out:
             self._publish(message)
-        for effect in [*effects, self._update_lamps, self._rotate_journal_if_due]:
+        for effect in [
+            *effects,
+            self._update_lamps,
+            self._rotate_journal_if_due,
+            self._trim_heap_after_hand,
+        ]:
             self._guarded(effect)
         return out
 
@@ -615,6 +633,17 @@ class Daemon:
             text = f"journal rotation failed: {exc}"
             self._emit_own(self.notices.alert("journal_error", text, {}, "warning"))
         heap.trim()  # between hands: what the gzip and the checkpoint freed goes back
+
+    def _trim_heap_after_hand(self) -> None:
+        """Once a hand is over, hand the heap's free pages back to the system (heap.py): what
+        a hand allocated and freed must not stay resident over a day of play."""
+        number = self.engine.hand_number
+        if self.engine.hand is not None or number == self._trimmed_after:
+            return
+        self._trimmed_after = number
+        if heap.available():
+            heap.trim()
+            self.heap_trims += 1
 
     def _rotate_at_stop(self, journal: InputJournal) -> None:
         """A clean stop between hands, every event acknowledged, starts a new segment from a

@@ -32,6 +32,9 @@ class AckedMark:
 
     def __init__(self, path: Path, interval: float = 0.1) -> None:
         self.path = path
+        # Made once: a path made at every write would intern its name anew each time, and
+        # CPython's table of interned strings grows by half a megabyte after some thousands.
+        self._tmp = path.with_name(path.name + ".tmp")
         self.interval = interval
         self.written = 0
         self._source: Callable[[], int] | None = None
@@ -63,7 +66,7 @@ class AckedMark:
         with self._lock:
             if seq <= self.written:
                 return
-            tmp = self.path.with_name(self.path.name + ".tmp")
+            tmp = self._tmp
             try:
                 with open_private(tmp) as fh:
                     fh.write(f"{seq}\n".encode("ascii"))
@@ -174,5 +177,3 @@ class Redelivery:
     def result(self) -> list[Message]:
         """What to publish again, in order: the kept messages, then the last retained ones."""
         return [*self.messages, *self.retained.values()]
-
-

@@ -8,8 +8,15 @@ long-lived allocation made above them keeps the heap from shrinking. Over a day 
 resident memory then rises in steps of a megabyte or two and never comes down.
 
 `settle()` fixes the threshold (which turns the raising off), and `trim()` hands the free
-pages inside the heap back to the system (the daemon calls it after a journal rotation,
-between hands). Both are no-ops where the C library is not glibc.
+pages inside the heap back to the system (the daemon calls it once every hand is over, and
+after a journal rotation). Both are no-ops where the C library is not glibc.
+
+`trim()` reaches only what glibc holds. Python's own small-object allocator (pymalloc)
+keeps its 1 MiB arenas while a single object in one is alive, so the pages a hand used
+and freed stay resident and the high-water mark creeps up over a day. The service
+therefore runs with `PYTHONMALLOC=malloc` (systemd/tablectl@.service, scripts/sim.sh):
+every Python object then comes from glibc, and the trim between hands returns what a
+hand freed. `python_allocator()` says which one this process uses.
 """
 
 from __future__ import annotations
@@ -17,6 +24,8 @@ from __future__ import annotations
 import ctypes
 import ctypes.util
 import logging
+import os
+import sys
 from typing import Any
 
 log = logging.getLogger(__name__)
@@ -68,3 +77,12 @@ def trim() -> bool:
     if _LIBC is None:
         return False
     return bool(_LIBC.malloc_trim(0))
+
+
+def python_allocator() -> str:
+    """The allocator of Python's objects in this process: "malloc" (glibc's heap, what
+    `trim` can return), or "pymalloc" (the default, arenas `trim` cannot reach), or what
+    `PYTHONMALLOC` names otherwise (read when the interpreter started)."""
+    name = "" if sys.flags.ignore_environment else os.environ.get("PYTHONMALLOC", "")
+    name = name.removesuffix("_debug")
+    return "pymalloc" if name in ("", "debug") else name

@@ -8,4 +8,6 @@ bash scripts/setup.sh
 #               machine goes); the same --seed deals the same game at every speed.
 #   --tables N  N simulated tables (t01, t02, ...) on the one broker, each with its own
 #               journal and seed; the room server (--room) stores them all. 1 to 64.
+# Python's objects from glibc's heap, as the service runs (docs/operations.md, memory).
+export PYTHONMALLOC="${PYTHONMALLOC:-malloc}"
 exec .venv/bin/tablectl sim --room "$@"  # --no-room: the table alone
