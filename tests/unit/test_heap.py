@@ -7,9 +7,11 @@ what a 1 MiB buffer does after an earlier one was freed, which depends on the hi
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import textwrap
+import types
 
 import pytest
 
@@ -79,3 +81,76 @@ def test_trim_returns_free_heap_pages() -> None:
     result = json.loads(out.stdout)
     assert result["trimmed"] is True  # pages in the middle of the heap went back
     assert result["kept"] == 4000
+
+
+#: Makes 400,000 small Python objects (about 40 MB), keeps one in 2,000 (a long-lived
+#: object here and there, as a day of play leaves among what each hand frees), frees the
+#: rest, trims, and reports resident memory (kB) at the peak and after the trim.
+SMALL_OBJECTS = textwrap.dedent(
+    """
+    import json
+    from pathlib import Path
+    from controller import heap
+
+    def anon_kb():
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("RssAnon:"):
+                return int(line.split()[1])
+
+    base = anon_kb()
+    objects = [{"chip": f"C{i:08d}", "n": i} for i in range(400_000)]
+    keep = objects[::2000]
+    peak = anon_kb()
+    del objects
+    heap.trim()
+    print(json.dumps({"allocator": heap.python_allocator(), "kept": len(keep),
+                      "grown": peak - base, "left": anon_kb() - base}))
+    """
+)
+
+
+def small_objects(allocator: str) -> dict[str, object]:
+    env = {**os.environ, "PYTHONMALLOC": allocator}
+    out = subprocess.run(
+        [sys.executable, "-c", SMALL_OBJECTS], capture_output=True, text=True, check=True, env=env
+    ).stdout
+    result: dict[str, object] = json.loads(out)
+    return result
+
+
+def test_freed_python_objects_go_back_with_malloc_not_with_pymalloc() -> None:
+    """Why the service runs with PYTHONMALLOC=malloc: the trim between hands returns what
+    Python freed only when Python's objects live in glibc's heap."""
+    glibc = small_objects("malloc")
+    assert glibc["allocator"] == "malloc" and glibc["kept"] == 200
+    grown, left = int(glibc["grown"]), int(glibc["left"])  # type: ignore[call-overload]
+    assert grown > 30_000, glibc
+    assert left < grown // 4, glibc  # nearly all of it went back
+    pymalloc = small_objects("pymalloc")
+    assert pymalloc["allocator"] == "pymalloc"
+    grown, left = int(pymalloc["grown"]), int(pymalloc["left"])  # type: ignore[call-overload]
+    assert left > grown // 2, pymalloc  # its arenas stay: one live object keeps each
+
+
+@pytest.mark.parametrize(
+    ("setting", "ignore_environment", "allocator"),
+    [
+        (None, False, "pymalloc"),
+        ("", False, "pymalloc"),
+        ("malloc", False, "malloc"),
+        ("malloc_debug", False, "malloc"),
+        ("pymalloc", False, "pymalloc"),
+        ("debug", False, "pymalloc"),
+        ("malloc", True, "pymalloc"),  # python -E: the variable is not read
+    ],
+)
+def test_python_allocator_as_the_interpreter_read_it(
+    monkeypatch: pytest.MonkeyPatch, setting: str | None, ignore_environment: bool, allocator: str
+) -> None:
+    if setting is None:
+        monkeypatch.delenv("PYTHONMALLOC", raising=False)
+    else:
+        monkeypatch.setenv("PYTHONMALLOC", setting)
+    flags = types.SimpleNamespace(ignore_environment=int(ignore_environment))
+    monkeypatch.setattr(sys, "flags", flags)
+    assert heap.python_allocator() == allocator
