@@ -14,6 +14,7 @@ journal directory's size and segment count, the daemon's CPU time (the process's
 the main thread's, which makes the hands and conducts the clock), wall and trace time.
 Memory growth is the last sample less the one at the end of the warm-up (`--warmup`).
 Samples are appended to `--json` as they come (a cut-off run keeps what it measured).
+The summary also gives how long the daemon's heap trims took (one after every hand).
 
 Python's objects come from glibc's heap (`PYTHONMALLOC=malloc`), as the service and
 `scripts/sim.sh` run the daemon; `--allocator pymalloc` measures Python's default instead.
@@ -193,6 +194,7 @@ def main() -> None:
         daemon = Daemon(config, broker=broker_config, clock=clock)
         daemon.start()
         alerts = count_alerts(daemon)
+        trims = time_trims()
         time.sleep(0.5)  # the reader boards say HELLO
         assert config.journal.directory is not None
         soak = Soak(args, daemon, config.journal.directory)
@@ -203,10 +205,18 @@ def main() -> None:
         if daemon.publisher is not None:
             daemon.publisher.wait_idle(30.0)
         soak.sample(soak.hands)
+        summary = soak.summary()
+        if trims:
+            trims.sort()
+            summary["heap_trim_ms"] = {
+                "median": round(1000 * trims[len(trims) // 2], 3),
+                "max": round(1000 * trims[-1], 3),
+                "count": len(trims),
+            }
         result = {
             "machine": machine(),
             "options": {k: str(v) for k, v in vars(args).items()},
-            "summary": soak.summary(),
+            "summary": summary,
             "alerts": len(alerts),
             "first_alerts": alerts[:5],
             "samples": soak.samples,
@@ -218,6 +228,22 @@ def main() -> None:
     print(json.dumps(result["summary"], indent=2))
     if args.json is not None:
         args.json.write_text(json.dumps(result, indent=2) + "\n")
+
+
+def time_trims() -> list[float]:
+    """The durations (s) of the daemon's heap trims from now on (controller/heap.py)."""
+    durations: list[float] = []
+    trim = heap.trim
+
+    def timed() -> bool:
+        began = time.perf_counter()
+        try:
+            return trim()
+        finally:
+            durations.append(time.perf_counter() - began)
+
+    setattr(heap, "trim", timed)  # noqa: B010 (the bench times, then trims)
+    return durations
 
 
 def count_alerts(daemon: Daemon) -> list[dict[str, Any]]:
