@@ -52,6 +52,8 @@ from controller.trace import ButtonPress, Event
 from firmware_sim.player import ScriptPlayer
 
 CHIP_SET = 10_000
+#: Set when the bench started itself again with `PYTHONMALLOC` (never a second time).
+RESTARTED = "TABLECTL_SOAK_RESTARTED"
 CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
 
 
@@ -181,8 +183,10 @@ def main() -> None:
     )
     args = parser.parse_args()
     if heap.python_allocator() != args.allocator:
-        env = {**os.environ, "PYTHONMALLOC": args.allocator}
-        os.execve(sys.executable, [sys.executable, "-m", "bench.soak", *sys.argv[1:]], env)
+        if os.environ.get(RESTARTED) == args.allocator:  # the setting did not take (python -E)
+            parser.error(f"Python's allocator is not {args.allocator} even with PYTHONMALLOC set")
+        env = {**os.environ, "PYTHONMALLOC": args.allocator, RESTARTED: args.allocator}
+        os.execve(sys.executable, [sys.executable, *sys.orig_argv[1:]], env)
 
     workdir = Path(tempfile.mkdtemp(prefix="tablectl-soak-", dir=args.dir))
     broker = LocalBroker(None)

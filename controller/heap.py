@@ -24,7 +24,6 @@ from __future__ import annotations
 import ctypes
 import ctypes.util
 import logging
-import os
 import sys
 from typing import Any
 
@@ -80,9 +79,8 @@ def trim() -> bool:
 
 
 def python_allocator() -> str:
-    """The allocator of Python's objects in this process: "malloc" (glibc's heap, what
-    `trim` can return), or "pymalloc" (the default, arenas `trim` cannot reach), or what
-    `PYTHONMALLOC` names otherwise (read when the interpreter started)."""
-    name = "" if sys.flags.ignore_environment else os.environ.get("PYTHONMALLOC", "")
-    name = name.removesuffix("_debug")
-    return "pymalloc" if name in ("", "debug") else name
+    """The allocator of this process's Python objects, as the interpreter chose it at start:
+    "pymalloc" (Python's default: arenas `trim` cannot reach) or "malloc" (the C library's
+    heap, `PYTHONMALLOC=malloc`: what `trim` can return). pymalloc counts the blocks it
+    holds; with any other allocator the count is 0."""
+    return "pymalloc" if sys.getallocatedblocks() > 0 else "malloc"
