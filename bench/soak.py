@@ -33,6 +33,7 @@ import json
 import math
 import os
 import shutil
+import statistics
 import sys
 import tempfile
 import time
@@ -211,10 +212,9 @@ def main() -> None:
         soak.sample(soak.hands)
         summary = soak.summary()
         if trims:
-            trims.sort()
             summary["heap_trim_ms"] = {
-                "median": round(1000 * trims[len(trims) // 2], 3),
-                "max": round(1000 * trims[-1], 3),
+                "median": round(1000 * statistics.median(trims), 3),
+                "max": round(1000 * max(trims), 3),
                 "count": len(trims),
             }
         result = {

@@ -220,14 +220,9 @@ class Daemon:
         heap.settle()  # a day of play must not grow the C heap in steps (controller/heap.py)
         if heap.available():
             allocator = heap.python_allocator()
-            log.info(
-                "Python objects from %s%s",
-                allocator,
-                ""
-                if allocator == "malloc"
-                else " (PYTHONMALLOC=malloc, as the service sets "
-                "it, lets the trim between hands return what a hand freed)",
-            )
+            log.info("Python objects from %s", allocator)
+            if allocator != "malloc":
+                log.info("PYTHONMALLOC=malloc (the service sets it) lets the trim return them")
         recovered = self._recover()
         self.publisher = Publisher(
             self.broker,
