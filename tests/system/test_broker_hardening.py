@@ -13,6 +13,7 @@ import dataclasses
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 import threading
@@ -724,3 +725,62 @@ def test_sim_against_a_configured_broker_prints_over_tls_as_its_own_identity(
     assert done.returncode == 0, done.stderr[-2000:]
     assert "not printing the messages" in done.stdout and "--watch-credentials" in done.stdout
     assert "sim: played" in done.stdout
+
+
+# ---------------------------------------------------------------- slow-loris
+
+
+def _loris(tmp_path: Path, *args: str) -> dict[str, Any]:
+    """tests/loris_rig.py in a network namespace of its own (`unshare --net`): the shipped
+    broker, 1,500 idle sockets, a table that restarts and the room's command to it."""
+    if os.geteuid() != 0:
+        pytest.skip("a network namespace and its firewall need root (CI runs as root)")
+    for tool in ("unshare", "nft", "ip", "prlimit"):
+        assert shutil.which(tool), f"{tool} is missing: scripts/setup.sh installs it"
+    workdir = tmp_path / "loris"
+    workdir.mkdir(mode=0o700)
+    done = subprocess.run(
+        ["unshare", "--net", sys.executable, "-m", "tests.loris_rig", "--workdir", str(workdir),
+         *args],
+        capture_output=True, text=True, timeout=240, cwd=ROOT, check=False,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr[-3000:]
+    result: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
+    print(json.dumps(result))
+    return result
+
+
+def test_slow_loris_without_the_front_locks_the_room_out(tmp_path: Path) -> None:
+    """The finding, reproduced: 1,500 idle sockets from one host against the broker as the
+    distribution runs it (1024 open files, no front): the broker runs out of descriptors
+    and the room server cannot get in to command the table that restarted."""
+    result = _loris(tmp_path, "--nofile", "1024")
+    assert result["held"] > 1000
+    assert result["during"]["fds"] >= 1020  # every descriptor taken
+    assert result["answered_after"] is None, "the room got in: the attack did not bite"
+
+
+def test_slow_loris_from_one_host_gets_16_sockets_and_the_table_gets_back_in(
+    tmp_path: Path,
+) -> None:
+    """The kit's front (nftables-mqtt.conf) and the unit's LimitNOFILE (mosquitto-limits.conf):
+    of 1,500 idle sockets from one host, 16 are held and the rest reset; the table restarts,
+    is back and answers the room's command within seconds."""
+    result = _loris(tmp_path, "--guard", "--nofile", "drop-in")
+    assert result["nofile"] == 8192
+    assert result["held"] == 16 and result["refused"] == 1484
+    assert result["during"]["fds"] - result["before"]["fds"] <= 16 + 2
+    assert result["table_back_after"] is not None and result["table_back_after"] < 10
+    assert result["answered_after"] is not None and result["answered_after"] < 15
+
+
+def test_slow_loris_from_100_hosts_leaves_room_for_the_table(tmp_path: Path) -> None:
+    """1,500 idle sockets from 100 hosts (15 each, under the per-host cap): the broker holds
+    every one it accepts (descriptors to spare under the unit's LimitNOFILE) and the table
+    that restarts is back and answers within seconds."""
+    result = _loris(tmp_path, "--guard", "--nofile", "drop-in", "--sources", "100")
+    assert result["held"] == 1500 and result["refused"] == 0
+    assert result["during"]["fds"] > 900  # the attack is inside the broker
+    assert result["table_back_after"] is not None and result["table_back_after"] < 10
+    assert result["answered_after"] is not None and result["answered_after"] < 15
