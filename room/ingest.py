@@ -16,6 +16,7 @@ for them (the HTTP API), after they are stored.
 from __future__ import annotations
 
 import base64
+import contextlib
 import hashlib
 import json
 import logging
@@ -35,6 +36,7 @@ from paho.mqtt.properties import Properties
 from controller.errors import TableError
 from room.config import RoomConfig
 from room.gaps import GapTracker, Hole
+from room.limits import command_payload
 from room.store import Batch, EventRow, MessageRow, RejectedRow, Store, StoreError, WriteResult
 from room.summary import SUMMARY_TYPES, summarize
 
@@ -96,6 +98,7 @@ class Ingest:
         }
         self.connected = threading.Event()
         self._waiters: dict[str, tuple[threading.Event, list[dict[str, Any]]]] = {}
+        self._by_mid: dict[int, str] = {}  # a command in flight: its waiter's key
         self._waiters_lock = threading.Lock()
         self._stop = threading.Event()
         self._writer: threading.Thread | None = None
@@ -121,7 +124,18 @@ class Ingest:
         client.on_connect = self._on_connect
         client.on_disconnect = self._on_disconnect
         client.on_message = self._on_message
+        client.on_publish = self._on_publish
         return client
+
+    def _on_publish(self, _c: mqtt.Client, _u: Any, mid: int, reason: Any, _p: Any) -> None:
+        """The broker's PUBACK: a refusal (MQTT v5 reason >= 0x80) ends the command at once."""
+        with self._waiters_lock:
+            key = self._by_mid.pop(mid, None)
+            waiter = self._waiters.get(key) if key is not None else None
+        if waiter is not None and getattr(reason, "is_failure", False):
+            log.error("the broker refused command %s: %s", key, reason)
+            waiter[1].append({"ok": False, "broker_refused": str(reason)})
+            waiter[0].set()
 
     def _on_connect(self, client: mqtt.Client, _u: Any, flags: Any, reason: Any, _p: Any) -> None:
         if reason.is_failure:
@@ -433,7 +447,14 @@ class Ingest:
     def command(
         self, table: str, name: str, body: dict[str, Any], timeout: float
     ) -> dict[str, Any]:
-        """Send a room command to a table and wait for its reply (stored first)."""
+        """Send a room command to a table and wait for its reply (stored first).
+
+        The command is checked before it is published (room/limits.py): nothing the broker
+        could refuse (a table id with a wildcard or a NUL, a payload past what a table
+        takes) ever reaches the MQTT client, which would send it again at every
+        reconnection. A publication the broker refuses all the same (its ACL: MQTT v5
+        PUBACK >= 0x80) is answered at once; one still unacknowledged when the command
+        times out is dropped from the client's queue, never sent again."""
         if not self.connected.is_set():
             raise CommandError("not connected to the broker")
         payload = dict(body)
@@ -441,22 +462,52 @@ class Ingest:
         if not isinstance(rid, str) or not rid:
             rid = f"room-{uuid.uuid4().hex[:16]}"
             payload["id"] = rid
+        data = command_payload(table, name, payload)  # CommandRefused (an HTTP error)
         key = f"{table}/{rid}"
         done = threading.Event()
         slot: list[dict[str, Any]] = []
         with self._waiters_lock:
             self._waiters[key] = (done, slot)
+        info: mqtt.MQTTMessageInfo | None = None
         try:
-            info = self._client.publish(
-                f"{self.prefix}{table}/cmd/{name}", json.dumps(payload), qos=1
-            )
+            # paho's own lock first (its network thread holds it while it calls
+            # _on_publish): the PUBACK cannot be handled before the mid is known here.
+            with self._out_lock(), self._waiters_lock:
+                info = self._client.publish(f"{self.prefix}{table}/cmd/{name}", data, qos=1)
+                self._by_mid[info.mid] = key
             if info.rc != mqtt.MQTT_ERR_SUCCESS:
                 raise CommandError(f"publish failed: {mqtt.error_string(info.rc)}")
             if not done.wait(timeout):
                 raise CommandError(
                     f"table {table} did not answer command {name!r} (id {rid}) within {timeout:g} s"
                 )
+            if "broker_refused" in slot[0]:
+                raise CommandError(
+                    f"the broker refused command {name!r} for table {table}: "
+                    f"{slot[0]['broker_refused']} (its ACL)"
+                )
             return slot[0]
         finally:
-            with self._waiters_lock:
+            with self._out_lock(), self._waiters_lock:
                 self._waiters.pop(key, None)
+                if info is not None and self._by_mid.pop(info.mid, None) is not None:
+                    self._forget(info.mid)
+
+    def _out_lock(self) -> Any:
+        """paho's lock of its outgoing messages (a no-op lock if paho has none)."""
+        lock = getattr(self._client, "_out_message_mutex", None)
+        return lock if lock is not None else contextlib.nullcontext()
+
+    def _forget(self, mid: int) -> None:
+        """Drop an unacknowledged command from paho's queue: a command that timed out is
+        answered as failed, and must not be sent again at the next reconnection."""
+        client: Any = self._client
+        messages = getattr(client, "_out_messages", None)
+        if not isinstance(messages, dict):  # pragma: no cover - paho changed
+            return
+        with self._out_lock():
+            if messages.pop(mid, None) is not None:
+                log.warning("command message %d was never acknowledged: dropped", mid)
+                inflight = getattr(client, "_inflight_messages", None)
+                if isinstance(inflight, int) and inflight > 0:
+                    client._inflight_messages = inflight - 1
