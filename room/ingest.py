@@ -36,7 +36,7 @@ from paho.mqtt.properties import Properties
 from controller.errors import TableError
 from room.config import RoomConfig
 from room.gaps import GapTracker, Hole
-from room.limits import command_payload
+from room.limits import QuotaMeter, command_payload, valid_table_id
 from room.store import Batch, EventRow, MessageRow, RejectedRow, Store, StoreError, WriteResult
 from room.summary import SUMMARY_TYPES, summarize
 
@@ -95,7 +95,10 @@ class Ingest:
             "batches": 0,
             "resend_requests": 0,
             "store_errors": 0,
+            "over_quota": 0,
+            "rejected_not_kept": 0,
         }
+        self.quota = QuotaMeter(clock=clock)
         self.connected = threading.Event()
         self._waiters: dict[str, tuple[threading.Event, list[dict[str, Any]]]] = {}
         self._by_mid: dict[int, str] = {}  # a command in flight: its waiter's key
@@ -260,15 +263,10 @@ class Ingest:
                 ):
                     reason = "an event needs an integer seq >= 1, a type and a time t"
             if reason is not None:
-                self.counters["rejected"] += 1
-                batch.rejected.append(
-                    RejectedRow(
-                        item.topic,
-                        item.received_at,
-                        reason,
-                        base64.b64encode(item.payload).decode(),
-                    )
-                )
+                self._reject(batch, item, table, reason)
+                continue
+            if not self.quota.fits(table, len(item.payload)):
+                self.counters["over_quota"] += 1  # refused: stored nowhere, counted, alerted
                 continue
             text = item.payload.decode("utf-8")
             digest = hashlib.sha256(item.payload).hexdigest()[:32]
@@ -302,6 +300,46 @@ class Ingest:
                     notes.append((f"{table}/{topic}", payload))
         return batch, notes
 
+    def _reject(self, batch: Batch, item: Incoming, table: str, reason: str) -> None:
+        """A message that does not fit the contract: counted; its first bytes kept (with its
+        size and digest) while the table's hourly allowance of kept refusals lasts."""
+        self.counters["rejected"] += 1
+        if not self.quota.keep_rejected(table or "?"):
+            self.counters["rejected_not_kept"] += 1
+            return
+        excerpt = item.payload[: self.quota.quota.excerpt]
+        digest = hashlib.sha256(item.payload).hexdigest()[:32]
+        kept = f", the first {len(excerpt)} kept" if len(excerpt) < len(item.payload) else ""
+        why = f"{reason[:200]} ({len(item.payload)} bytes{kept}, sha256 {digest})"
+        batch.rejected.append(
+            RejectedRow(item.topic[:256], item.received_at, why, base64.b64encode(excerpt).decode())
+        )
+
+    def _quota_alerts(self, tables: set[str]) -> None:
+        """Once per table and hour: a table over its storage quota, or refused past what is
+        kept of its refusals (room/limits.py)."""
+        for table in sorted(tables):
+            over = self.quota.alert_over(table)
+            if over is not None:
+                self.store.add_room_alert(
+                    table,
+                    "storage_quota",
+                    "critical",
+                    f"table {table} passed its storage quota of "
+                    f"{self.quota.quota.bytes_per_hour // (1024 * 1024)} MB this hour: its "
+                    "messages are refused (not stored) until the hour ends; a table publishing "
+                    "this much is faulty or compromised",
+                )
+            rejected = self.quota.alert_rejected(table)
+            if rejected is not None:
+                self.store.add_room_alert(
+                    table,
+                    "messages_rejected",
+                    "critical",
+                    f"table {table}: {rejected} messages this hour did not fit the contract "
+                    "(not JSON, no seq ...): the next ones are counted, not kept",
+                )
+
     def _write(self, items: list[Incoming]) -> None:
         batch, notes = self._parse(items)
         while True:
@@ -314,6 +352,7 @@ class Ingest:
                 if self._stop.wait(1.0):
                     return
         committed = self.clock()
+        self._quota_alerts({i.topic[len(self.prefix) :].partition("/")[0] for i in items})
         self.counters["batches"] += 1
         self.counters["stored_events"] += sum(len(v) for v in result.new_events.values())
         self.counters["duplicates"] += result.duplicates
@@ -423,6 +462,8 @@ class Ingest:
         """Ask the tables for every hole that is due; the number of requests sent."""
         sent = 0
         for hole, first, last in self.tracker.due(self.clock()):
+            if not valid_table_id(hole.table):  # nothing the broker could refuse
+                continue
             rid = f"{HEAL_PREFIX}{hole.table}-{first}-{last}-{hole.tries}"
             body = {"from_seq": first, "to_seq": last, "id": rid}
             self._client.publish(f"{self.prefix}{hole.table}/cmd/resend", json.dumps(body), qos=1)
