@@ -784,3 +784,50 @@ def test_slow_loris_from_100_hosts_leaves_room_for_the_table(tmp_path: Path) -> 
     assert result["during"]["fds"] > 900  # the attack is inside the broker
     assert result["table_back_after"] is not None and result["table_back_after"] < 10
     assert result["answered_after"] is not None and result["answered_after"] < 15
+
+
+# ---------------------------------------------------------------- rate limits at the table
+
+
+def test_a_flood_of_room_commands_is_refused_at_the_table_with_replies(
+    tmp_path: Path, kit: ShippedBroker
+) -> None:
+    """The finding: 5,000 room commands in 5.5 s, each applied and journaled. Now the table
+    takes 50 at once (then 10 a second): every other one gets an ok:false reply saying it
+    was rate limited, one commands_rate_limited alert stands for them, the journal grows by
+    the replies only, and 20 full-range resends get 2 answered and 18 refused at once."""
+    daemon = Daemon(_config(tmp_path), broker=kit.broker_config("table-t01", prefix=PREFIX))
+    daemon.start()
+    try:
+        assert daemon.devices.readers[0].wait_synced(10.0)
+        with Subscriber(kit, [f"{PREFIX}/replies", f"{PREFIX}/alerts"], username="room") as room:
+            assert room.wait_for(lambda m: True, 0.5) or True
+            for n in range(400):
+                body = {"name": "level", "small_blind": 100, "big_blind": 200, "ante": 0}
+                room._client.publish(
+                    f"{PREFIX}/cmd/level", json.dumps(body | {"id": f"f{n}"}), qos=1
+                )
+            assert room.wait_for(lambda _m: len(_replies(room)) >= 400, 60), len(_replies(room))
+            replies = _replies(room)
+            ok = [r for r in replies.values() if r["ok"]]
+            limited = [r for r in replies.values() if "rate limited" in str(r.get("error"))]
+            assert 50 <= len(ok) < 150, len(ok)
+            assert len(ok) + len(limited) == 400
+            alerts = [json.loads(m.payload) for m in room.messages(f"{PREFIX}/alerts")]
+            kinds = [a["type"] for a in alerts]
+            assert kinds.count("commands_rate_limited") == 1
+            assert "command_malformed" not in kinds
+            began = time.monotonic()
+            for n in range(20):
+                body = {"from_seq": 1, "to_seq": 10_000, "id": f"r{n}"}
+                room._client.publish(f"{PREFIX}/cmd/resend", json.dumps(body), qos=1)
+            wanted = {f"r{n}" for n in range(20)}
+            assert room.wait_for(lambda _m: wanted <= set(_replies(room)), 30)
+            answered = time.monotonic() - began
+            resends = [_replies(room)[i] for i in sorted(wanted)]
+            refused = [r for r in resends if "rate limited" in str(r.get("error"))]
+            assert len(refused) >= 17, [r.get("error") for r in resends]
+            assert answered < 10
+        assert daemon.command_limit.refused["commands"] == len(limited)
+    finally:
+        daemon.stop()
