@@ -125,7 +125,8 @@ def _load_broker(path: Path, data: dict[str, Any], base: Path) -> BrokerConfig:
     return BrokerConfig(
         host=host,
         port=port,
-        client_id=s.str_("client_id") or "tablectl-tv",
+        # The broker kit binds each identity to its own client id (docs/security.md).
+        client_id=s.str_("client_id") or username or "tablectl-tv",
         keepalive=s.int_("keepalive", 30, lo=1, hi=65535),
         session_expiry=0,
         tls=tls,

@@ -36,6 +36,15 @@ from broadcast.delay import DelayError
 from broadcast.desk import Channel, Desk, TableDesk
 
 STATIC = Path(str(resources.files("broadcast") / "static"))
+#: On every response (the pages load nothing inline and nothing from elsewhere).
+SECURITY_HEADERS = {
+    "content-security-policy": "default-src 'self'; script-src 'self'; style-src 'self'; "
+    "img-src 'self' data:; font-src 'self'; connect-src 'self'; object-src 'none'; "
+    "base-uri 'none'; frame-ancestors 'self'",
+    "x-frame-options": "SAMEORIGIN",
+    "x-content-type-options": "nosniff",
+    "referrer-policy": "same-origin",
+}
 PAGE = "page.html"
 
 
@@ -146,8 +155,15 @@ def create_app(
         return Response(text, media_type="application/json", headers={"Cache-Control": "no-store"})
 
     @app.get("/api/status")
-    async def status() -> dict[str, Any]:
-        return {
+    async def status(request: Request) -> dict[str, Any]:
+        # When the equity worker computes follows the hole cards read (and how long it takes
+        # depends on them): live, that is information about cards not yet on air. Only the
+        # control token's holder (the director's desk) sees its counter.
+        given = request.headers.get("authorization", "")
+        director = control_token is not None and hmac.compare_digest(
+            given.encode(), f"Bearer {control_token}".encode()
+        )
+        body = {
             "tables": {
                 t.spec.id: {
                     "prefix": t.spec.prefix,
@@ -161,9 +177,11 @@ def create_app(
                 for t in desk.tables.values()
             },
             "broker_connected": connected(),
-            "equities_computed": desk.worker.computed,
             "bad_messages": desk.bad_messages,
         }
+        if director:
+            body["equities_computed"] = desk.worker.computed
+        return body
 
     @app.post("/api/delay")
     async def set_delay(request: Request) -> JSONResponse:
@@ -190,5 +208,13 @@ def create_app(
                 for t in desk.tables.values()
             }
         )
+
+    @app.middleware("http")
+    async def security_headers(request: Request, call_next: Any) -> Response:
+        """No framing by another site, no sniffing, assets and sockets from here only."""
+        response: Response = await call_next(request)
+        for name, value in SECURITY_HEADERS.items():
+            response.headers.setdefault(name, value)
+        return response
 
     return app

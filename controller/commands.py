@@ -5,11 +5,14 @@ from __future__ import annotations
 import json
 import math
 import re
+import threading
+import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from controller.errors import TraceError
-from controller.resend import ResendRequest, check_resend
+from controller.resend import RESEND, ResendRequest, check_resend
 from controller.text import is_unicode, text_problem
 from controller.trace import (
     _COMMAND_COMMON,
@@ -280,3 +283,88 @@ def parse_resend(payload: bytes) -> ResendRequest:
     except ValueError as exc:
         raise CommandError(str(exc), request_id) from exc
 
+
+
+# ---------------------------------------------------------------- rate limits
+
+
+@dataclass(frozen=True, slots=True)
+class Bucket:
+    """A token bucket: `burst` at once, then `rate` a second."""
+
+    rate: float
+    burst: float
+
+
+#: Room commands: a tournament's start seats a whole table and sets its level at once (a
+#: dozen), the staff sync sends one per badge; past 50 at once, 10 a second.
+COMMAND_BUCKET = Bucket(rate=10.0, burst=50.0)
+#: `resend`, counted in events asked for: two full ranges (MAX_RANGE) at once, then 2,000
+#: events a second. Reading and publishing a full range again costs the table's loop about
+#: 0.4 s on a Pi; twenty of them back to back stalled a dealing table for 8 s.
+RESEND_BUCKET = Bucket(rate=2_000.0, burst=20_000.0)
+#: How long one alert about refused commands stands for the ones that follow it.
+RATE_ALERT_EVERY = 60.0
+
+
+@dataclass(frozen=True, slots=True)
+class RateRefusal:
+    """Why a room command is refused for its rate, and whether to raise the alert now."""
+
+    error: str
+    alert: bool
+    refused: int  # refused since the last alert (this one included)
+
+
+class CommandRateLimit:
+    """The table's rate limits on room commands and on `resend` (docs/mqtt.md, *Room
+    commands*): a command past its bucket is refused with an `ok: false` reply (journaled
+    like every reply), and one `commands_rate_limited` alert a minute says how many were.
+    The clock is the machine's (monotonic), not the engine's: a flood is a matter of real
+    time. Thread-safe (the MQTT thread checks, the tests read)."""
+
+    def __init__(
+        self,
+        *,
+        commands: Bucket = COMMAND_BUCKET,
+        resend: Bucket = RESEND_BUCKET,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self._buckets = {"commands": commands, "resend": resend}
+        self._clock = clock
+        now = clock()
+        self._level = {k: b.burst for k, b in self._buckets.items()}
+        self._at = dict.fromkeys(self._buckets, now)
+        self._alerted_at: float | None = None
+        self._since_alert = 0
+        self._lock = threading.Lock()
+        self.refused = {"commands": 0, "resend": 0}
+
+    def admit(self, name: str, cost: float = 1.0) -> RateRefusal | None:
+        """None if command `name` (`resend`: `cost` events) may go ahead, else the refusal."""
+        kind = "resend" if name == RESEND else "commands"
+        bucket = self._buckets[kind]
+        with self._lock:
+            now = self._clock()
+            level = min(bucket.burst, self._level[kind] + (now - self._at[kind]) * bucket.rate)
+            self._at[kind] = now
+            cost = min(cost, bucket.burst)  # a request as large as the burst can always pass
+            if level >= cost:
+                self._level[kind] = level - cost
+                return None
+            self._level[kind] = level
+            self.refused[kind] += 1
+            self._since_alert += 1
+            wait = (cost - level) / bucket.rate
+            alert = self._alerted_at is None or now - self._alerted_at >= RATE_ALERT_EVERY
+            refused = self._since_alert
+            if alert:
+                self._alerted_at = now
+                self._since_alert = 0
+        unit = "events of resend" if kind == "resend" else "room commands"
+        what = f"{bucket.burst:g} at once, then {bucket.rate:g} a second"
+        return RateRefusal(
+            f"rate limited: at most {what} {unit}; send it again in {max(wait, 0.1):.1f} s",
+            alert,
+            refused,
+        )

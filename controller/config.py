@@ -81,8 +81,9 @@ class BrokerConfig:
     port: int = 1883
     prefix: str = ""  # default filled in by load(): poker/<room>/<table>
     # The table's identity: the credentials' username, else "table-<table>" (the name of its
-    # client certificate). A broker that binds client ids to identities (the room kit:
-    # use_username_as_clientid) lets no other identity take this session over.
+    # client certificate). A broker that binds client ids to identities (the room kit: its
+    # client file, or use_username_as_clientid with client certificates) lets no other
+    # identity take this session over.
     client_id: str = ""
     keepalive: int = 30
     # The broker keeps the table's session (its `cmd` subscription and the commands
@@ -693,17 +694,17 @@ def _load_broker(path: Path, data: dict[str, Any], table: TableConfig, base: Pat
         _check_private(s, "key_file", key_file)
         _check_client_certificate(s, cert_file, key_file)
     cred_path, username, password = _load_credentials(s, base)
-    # The client id is the identity: a broker binding the two (use_username_as_clientid)
-    # would replace any other id anyway, and one that does not must not be given a name
-    # another identity may claim.
+    # The client id is the identity: the room kit's broker accepts an identity with no other
+    # client id (its client file binds the two), and one that does not bind them must not
+    # be given a name another identity may claim.
     identity = username or f"table-{table.id}"
     client_id = s.str_("client_id") or identity
     if username is not None and client_id != username:
         raise s.error(
             "client_id",
             f"{client_id!r} differs from the username {username!r} of credentials_file: the "
-            "client id is the identity (remove client_id; a broker with "
-            "use_username_as_clientid replaces it anyway)",
+            "client id is the identity (remove client_id; the room kit's broker refuses any "
+            "other client id for this identity)",
         )
     return BrokerConfig(
         host=host,

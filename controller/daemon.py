@@ -16,7 +16,13 @@ from typing import Any, Literal
 
 from controller import __version__, heap
 from controller.clock import Clock, FunctionClock, SystemClock
-from controller.commands import CommandError, command_label, parse_resend, parse_room_command
+from controller.commands import (
+    CommandError,
+    CommandRateLimit,
+    command_label,
+    parse_resend,
+    parse_room_command,
+)
 from controller.config import BrokerConfig, Config
 from controller.delivery import AckedMark
 from controller.devices import Devices
@@ -63,11 +69,14 @@ class FromRoom:
 
 @dataclass(frozen=True, slots=True)
 class RefusedCommand:
-    """A malformed room command: answered on `replies`, never journaled nor applied."""
+    """A malformed (or rate-limited) room command: answered on `replies`, never journaled
+    nor applied; `alert` the alert raised with it (None: none, its reply only)."""
 
     name: str
     request_id: str | None
     error: str
+    alert: str | None = "command_malformed"
+    details: tuple[tuple[str, Any], ...] = ()
 
 
 class Wake:
@@ -145,6 +154,7 @@ class Daemon:
         self._thread: threading.Thread | None = None
         self._stopping = threading.Event()
         self._request_ids = itertools.count(1)
+        self.command_limit = CommandRateLimit()  # room commands and resend (their rate)
         self._run_id = secrets.token_hex(4)  # no clock: a Pi may boot with a wrong one
 
     # ------------------------------------------------------------------ time and input
@@ -211,7 +221,28 @@ class Daemon:
             log.exception("room command %r could not be checked", name)
             error = f"internal error: {type(exc).__name__}"
             item = RefusedCommand(command_label(name), None, error)
+        item = self._rate_limited(name, item)
         self.queue.put(item if ack is None else FromRoom(item, ack))
+
+    def _rate_limited(
+        self, name: str, item: Command | RefusedCommand | ResendRequest
+    ) -> Command | RefusedCommand | ResendRequest:
+        """`item`, or its refusal when room commands (or `resend`) come too fast
+        (controller/commands.py, CommandRateLimit): one alert a minute, a reply each."""
+        cost = item.to_seq - item.from_seq + 1 if isinstance(item, ResendRequest) else 1
+        refusal = self.command_limit.admit(name, cost)
+        if refusal is None:
+            return item
+        rid = item.request_id if isinstance(item, RefusedCommand | ResendRequest) else None
+        if isinstance(item, Command) and isinstance(item.args.get("id"), str):
+            rid = item.args["id"]
+        return RefusedCommand(
+            command_label(name),
+            rid,
+            refusal.error,
+            alert="commands_rate_limited" if refusal.alert else None,
+            details=(("refused", refusal.refused), ("resend", name == RESEND)),
+        )
 
     # ------------------------------------------------------------------ lifecycle
 
@@ -465,14 +496,13 @@ class Daemon:
             return self._record("daemon", [message])
         if isinstance(item, RefusedCommand):
             text = f"command {item.name!r} refused: {item.error}"
-            details = {"command": item.name, "id": item.request_id}
-            return self._record(
-                "daemon",
-                [
-                    self.notices.refusal(item.name, item.request_id, item.error),
-                    self.notices.alert("command_malformed", text, details, "warning"),
-                ],
-            )
+            details = {"command": item.name, "id": item.request_id, **dict(item.details)}
+            out = [self.notices.refusal(item.name, item.request_id, item.error)]
+            if item.alert is not None:
+                if item.alert == "commands_rate_limited":
+                    text = f"{dict(item.details)['refused']} room command(s) refused: {item.error}"
+                out.append(self.notices.alert(item.alert, text, details, "warning"))
+            return self._record("daemon", out)
         if isinstance(item, Device) and self.device_states.get(item.name, "online") == item.state:
             return []  # no change to what is journaled (e.g. boards found after a restart)
         return self._apply(item, effects)

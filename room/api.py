@@ -10,9 +10,9 @@ stream of what each committed batch added.
 
 from __future__ import annotations
 
-import asyncio
 import json
-from collections.abc import AsyncIterator, Iterable
+import re
+from collections.abc import Iterable
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, FastAPI, HTTPException, Query, Request
@@ -20,8 +20,11 @@ from fastapi.responses import PlainTextResponse, StreamingResponse
 
 from controller import __version__
 from room.deps import Ctx, RoomContext, context, require_token
-from room.ingest import CommandError, Committed
+from room.ingest import CommandError
+from room.limits import LiveLimits, LiveSlots, SecurityHeaders, command_payload, table_path_ids
+from room.live import live_response
 from room.pages import install_monitor
+from room.privacy import has_token
 from room.stats import GROUPINGS, dealer_stats, table_stats
 from room.summary import hand_phh
 
@@ -201,14 +204,17 @@ def send_command(ctx: Ctx, table: str, name: str, body: dict[str, Any]) -> dict[
 
     The body is the command's payload; an `id` is added when it has none. 504 when the
     table does not answer within [http] command_timeout (send it again with the same id:
-    the table applies an id once).
+    the table applies an id once). Checked before anything is published (room/limits.py):
+    404 for a table the room has never heard from, 413 for a body a table would refuse
+    for its size, 400 for one that is not JSON text.
     """
-    import re
-
     if not re.match(COMMAND_RE, name):
         raise HTTPException(404, "not a command name")
     if ctx.ingest is None:
         raise HTTPException(503, "this server does not talk to the broker")
+    command_payload(table, name, body)  # CommandRefused: nothing is published
+    if table not in {str(row["table_id"]) for row in ctx.store.tables()}:
+        raise HTTPException(404, f"no table {table!r} in this room (it has published nothing)")
     try:
         return ctx.ingest.command(table, name, body, ctx.config.http.command_timeout)
     except CommandError as exc:
@@ -217,42 +223,18 @@ def send_command(ctx: Ctx, table: str, name: str, body: dict[str, Any]) -> dict[
 
 @api_router.get("/live")
 async def live(request: Request) -> StreamingResponse:
-    """Server-Sent Events: one `batch` event per committed batch (its new events and
-    messages, and `committed_at`)."""
+    """Server-Sent Events, one `batch` event per committed batch: with the bearer token its
+    new events and messages and `committed_at`; without it `committed_at` only (a notice
+    that something changed). Streams are capped per client and in all (429), and cut when
+    the client stops reading (room/live.py)."""
     ctx = context(request)
     if ctx.ingest is None:
         raise HTTPException(503, "this server does not ingest")
-    loop = asyncio.get_running_loop()
-    inbox: asyncio.Queue[Committed] = asyncio.Queue()
-    ingest = ctx.ingest
-
-    def listener(batch: Committed) -> None:
-        loop.call_soon_threadsafe(inbox.put_nowait, batch)
-
-    async def stream() -> AsyncIterator[bytes]:
-        ingest.listeners.append(listener)
-        try:
-            yield b": connected\n\n"
-            while True:
-                try:
-                    batch = await asyncio.wait_for(inbox.get(), timeout=15)
-                except TimeoutError:
-                    if await request.is_disconnected():
-                        return
-                    yield b": keepalive\n\n"
-                    continue
-                body = {
-                    "committed_at": batch.committed_at,
-                    "events": batch.events,
-                    "messages": [
-                        {"table": t, "topic": topic, "payload": p} for t, topic, p in batch.messages
-                    ],
-                }
-                yield b"event: batch\ndata: " + json.dumps(body).encode() + b"\n\n"
-        finally:
-            ingest.listeners.remove(listener)
-
-    return StreamingResponse(stream(), media_type="text/event-stream")
+    slots: LiveSlots = request.app.state.live_slots
+    client = request.client.host if request.client else "?"
+    slots.take(client)
+    full = has_token(request, ctx.config.http.token)
+    return live_response(ctx.ingest, slots, client, full, request.is_disconnected)
 
 
 def create_app(ctx: RoomContext, *, extra_routers: Iterable[APIRouter] = ()) -> FastAPI:
@@ -261,10 +243,14 @@ def create_app(ctx: RoomContext, *, extra_routers: Iterable[APIRouter] = ()) -> 
         title=f"tablectl room server ({ctx.config.name})",
         version=__version__,
         description="Every table's events, hands, PHH hand histories and statistics.",
+        # a `{table}` that cannot be a table id (a wildcard, a NUL) is a 404, on every route
+        dependencies=[Depends(table_path_ids)],
     )
     app.state.ctx = ctx
+    app.state.live_slots = LiveSlots(LiveLimits())
     app.include_router(api_router)
     install_monitor(app)
     for router in extra_routers:
         app.include_router(router)
+    app.add_middleware(SecurityHeaders)
     return app

@@ -42,7 +42,7 @@ class RoomBroker:
     credentials_file: Path | None = None
     username: str | None = None
     password: str | None = field(default=None, repr=False)
-    client_id: str = ""  # default: tablectl-room-<room>
+    client_id: str = ""  # default: the username (its identity), else tablectl-room-<room>
     keepalive: int = 30
     session_expiry: int = 7 * 86400  # the broker queues events this long while we are away
 
@@ -156,7 +156,8 @@ def _broker(path: Path, data: dict[str, Any], base: Path, name: str) -> RoomBrok
         credentials_file=cred,
         username=username,
         password=password,
-        client_id=s.str_("client_id") or f"tablectl-room-{name}",
+        # The broker kit binds each identity to its own client id (docs/security.md).
+        client_id=s.str_("client_id") or username or f"tablectl-room-{name}",
         keepalive=s.int_("keepalive", d.keepalive, lo=1, hi=65535),
         session_expiry=s.int_("session_expiry", d.session_expiry, lo=0, hi=30 * 86400),
     )

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import secrets
 from dataclasses import dataclass
-from typing import Annotated
+from typing import Annotated, cast
 
 from fastapi import Depends, HTTPException, Request
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
 from room.config import RoomConfig
 from room.ingest import Ingest
+from room.privacy import BadgeIds, PublicStore, has_token
 from room.store import Store
 
 
@@ -24,9 +25,18 @@ class RoomContext:
 
 
 def context(request: Request) -> RoomContext:
-    """The application's context (set by `room.api.create_app`)."""
+    """The application's context (set by `room.api.create_app`): as it is for a request
+    with the bearer token; otherwise its public view, whose store serves badge uids only as
+    keyed hashes (room/privacy.py)."""
     ctx: RoomContext = request.app.state.ctx
-    return ctx
+    if has_token(request, ctx.config.http.token):
+        return ctx
+    cached: tuple[RoomContext, RoomContext] | None = getattr(request.app.state, "public_ctx", None)
+    if cached is None or cached[0] is not ctx:
+        view = cast(Store, PublicStore(ctx.store, BadgeIds(ctx.config.http.token)))
+        cached = (ctx, RoomContext(ctx.config, view, ctx.ingest))
+        request.app.state.public_ctx = cached
+    return cached[1]
 
 
 Ctx = Annotated[RoomContext, Depends(context)]

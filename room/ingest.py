@@ -16,6 +16,7 @@ for them (the HTTP API), after they are stored.
 from __future__ import annotations
 
 import base64
+import contextlib
 import hashlib
 import json
 import logging
@@ -35,6 +36,7 @@ from paho.mqtt.properties import Properties
 from controller.errors import TableError
 from room.config import RoomConfig
 from room.gaps import GapTracker, Hole
+from room.limits import QuotaMeter, command_payload, valid_table_id
 from room.store import Batch, EventRow, MessageRow, RejectedRow, Store, StoreError, WriteResult
 from room.summary import SUMMARY_TYPES, summarize
 
@@ -93,9 +95,13 @@ class Ingest:
             "batches": 0,
             "resend_requests": 0,
             "store_errors": 0,
+            "over_quota": 0,
+            "rejected_not_kept": 0,
         }
+        self.quota = QuotaMeter(clock=clock)
         self.connected = threading.Event()
         self._waiters: dict[str, tuple[threading.Event, list[dict[str, Any]]]] = {}
+        self._by_mid: dict[int, str] = {}  # a command in flight: its waiter's key
         self._waiters_lock = threading.Lock()
         self._stop = threading.Event()
         self._writer: threading.Thread | None = None
@@ -121,7 +127,18 @@ class Ingest:
         client.on_connect = self._on_connect
         client.on_disconnect = self._on_disconnect
         client.on_message = self._on_message
+        client.on_publish = self._on_publish
         return client
+
+    def _on_publish(self, _c: mqtt.Client, _u: Any, mid: int, reason: Any, _p: Any) -> None:
+        """The broker's PUBACK: a refusal (MQTT v5 reason >= 0x80) ends the command at once."""
+        with self._waiters_lock:
+            key = self._by_mid.pop(mid, None)
+            waiter = self._waiters.get(key) if key is not None else None
+        if waiter is not None and getattr(reason, "is_failure", False):
+            log.error("the broker refused command %s: %s", key, reason)
+            waiter[1].append({"ok": False, "broker_refused": str(reason)})
+            waiter[0].set()
 
     def _on_connect(self, client: mqtt.Client, _u: Any, flags: Any, reason: Any, _p: Any) -> None:
         if reason.is_failure:
@@ -246,15 +263,10 @@ class Ingest:
                 ):
                     reason = "an event needs an integer seq >= 1, a type and a time t"
             if reason is not None:
-                self.counters["rejected"] += 1
-                batch.rejected.append(
-                    RejectedRow(
-                        item.topic,
-                        item.received_at,
-                        reason,
-                        base64.b64encode(item.payload).decode(),
-                    )
-                )
+                self._reject(batch, item, table, reason)
+                continue
+            if not self.quota.fits(table, len(item.payload)):
+                self.counters["over_quota"] += 1  # refused: stored nowhere, counted, alerted
                 continue
             text = item.payload.decode("utf-8")
             digest = hashlib.sha256(item.payload).hexdigest()[:32]
@@ -288,6 +300,46 @@ class Ingest:
                     notes.append((f"{table}/{topic}", payload))
         return batch, notes
 
+    def _reject(self, batch: Batch, item: Incoming, table: str, reason: str) -> None:
+        """A message that does not fit the contract: counted; its first bytes kept (with its
+        size and digest) while the table's hourly allowance of kept refusals lasts."""
+        self.counters["rejected"] += 1
+        if not self.quota.keep_rejected(table or "?"):
+            self.counters["rejected_not_kept"] += 1
+            return
+        excerpt = item.payload[: self.quota.quota.excerpt]
+        digest = hashlib.sha256(item.payload).hexdigest()[:32]
+        kept = f", the first {len(excerpt)} kept" if len(excerpt) < len(item.payload) else ""
+        why = f"{reason[:200]} ({len(item.payload)} bytes{kept}, sha256 {digest})"
+        batch.rejected.append(
+            RejectedRow(item.topic[:256], item.received_at, why, base64.b64encode(excerpt).decode())
+        )
+
+    def _quota_alerts(self, tables: set[str]) -> None:
+        """Once per table and hour: a table over its storage quota, or refused past what is
+        kept of its refusals (room/limits.py)."""
+        for table in sorted(tables):
+            over = self.quota.alert_over(table)
+            if over is not None:
+                self.store.add_room_alert(
+                    table,
+                    "storage_quota",
+                    "critical",
+                    f"table {table} passed its storage quota of "
+                    f"{self.quota.quota.bytes_per_hour // (1024 * 1024)} MB this hour: its "
+                    "messages are refused (not stored) until the hour ends; a table publishing "
+                    "this much is faulty or compromised",
+                )
+            rejected = self.quota.alert_rejected(table)
+            if rejected is not None:
+                self.store.add_room_alert(
+                    table,
+                    "messages_rejected",
+                    "critical",
+                    f"table {table}: {rejected} messages this hour did not fit the contract "
+                    "(not JSON, no seq ...): the next ones are counted, not kept",
+                )
+
     def _write(self, items: list[Incoming]) -> None:
         batch, notes = self._parse(items)
         while True:
@@ -300,6 +352,7 @@ class Ingest:
                 if self._stop.wait(1.0):
                     return
         committed = self.clock()
+        self._quota_alerts({i.topic[len(self.prefix) :].partition("/")[0] for i in items})
         self.counters["batches"] += 1
         self.counters["stored_events"] += sum(len(v) for v in result.new_events.values())
         self.counters["duplicates"] += result.duplicates
@@ -409,6 +462,8 @@ class Ingest:
         """Ask the tables for every hole that is due; the number of requests sent."""
         sent = 0
         for hole, first, last in self.tracker.due(self.clock()):
+            if not valid_table_id(hole.table):  # nothing the broker could refuse
+                continue
             rid = f"{HEAL_PREFIX}{hole.table}-{first}-{last}-{hole.tries}"
             body = {"from_seq": first, "to_seq": last, "id": rid}
             self._client.publish(f"{self.prefix}{hole.table}/cmd/resend", json.dumps(body), qos=1)
@@ -433,7 +488,14 @@ class Ingest:
     def command(
         self, table: str, name: str, body: dict[str, Any], timeout: float
     ) -> dict[str, Any]:
-        """Send a room command to a table and wait for its reply (stored first)."""
+        """Send a room command to a table and wait for its reply (stored first).
+
+        The command is checked before it is published (room/limits.py): nothing the broker
+        could refuse (a table id with a wildcard or a NUL, a payload past what a table
+        takes) ever reaches the MQTT client, which would send it again at every
+        reconnection. A publication the broker refuses all the same (its ACL: MQTT v5
+        PUBACK >= 0x80) is answered at once; one still unacknowledged when the command
+        times out is dropped from the client's queue, never sent again."""
         if not self.connected.is_set():
             raise CommandError("not connected to the broker")
         payload = dict(body)
@@ -441,22 +503,52 @@ class Ingest:
         if not isinstance(rid, str) or not rid:
             rid = f"room-{uuid.uuid4().hex[:16]}"
             payload["id"] = rid
+        data = command_payload(table, name, payload)  # CommandRefused (an HTTP error)
         key = f"{table}/{rid}"
         done = threading.Event()
         slot: list[dict[str, Any]] = []
         with self._waiters_lock:
             self._waiters[key] = (done, slot)
+        info: mqtt.MQTTMessageInfo | None = None
         try:
-            info = self._client.publish(
-                f"{self.prefix}{table}/cmd/{name}", json.dumps(payload), qos=1
-            )
+            # paho's own lock first (its network thread holds it while it calls
+            # _on_publish): the PUBACK cannot be handled before the mid is known here.
+            with self._out_lock(), self._waiters_lock:
+                info = self._client.publish(f"{self.prefix}{table}/cmd/{name}", data, qos=1)
+                self._by_mid[info.mid] = key
             if info.rc != mqtt.MQTT_ERR_SUCCESS:
                 raise CommandError(f"publish failed: {mqtt.error_string(info.rc)}")
             if not done.wait(timeout):
                 raise CommandError(
                     f"table {table} did not answer command {name!r} (id {rid}) within {timeout:g} s"
                 )
+            if "broker_refused" in slot[0]:
+                raise CommandError(
+                    f"the broker refused command {name!r} for table {table}: "
+                    f"{slot[0]['broker_refused']} (its ACL)"
+                )
             return slot[0]
         finally:
-            with self._waiters_lock:
+            with self._out_lock(), self._waiters_lock:
                 self._waiters.pop(key, None)
+                if info is not None and self._by_mid.pop(info.mid, None) is not None:
+                    self._forget(info.mid)
+
+    def _out_lock(self) -> Any:
+        """paho's lock of its outgoing messages (a no-op lock if paho has none)."""
+        lock = getattr(self._client, "_out_message_mutex", None)
+        return lock if lock is not None else contextlib.nullcontext()
+
+    def _forget(self, mid: int) -> None:
+        """Drop an unacknowledged command from paho's queue: a command that timed out is
+        answered as failed, and must not be sent again at the next reconnection."""
+        client: Any = self._client
+        messages = getattr(client, "_out_messages", None)
+        if not isinstance(messages, dict):  # pragma: no cover - paho changed
+            return
+        with self._out_lock():
+            if messages.pop(mid, None) is not None:
+                log.warning("command message %d was never acknowledged: dropped", mid)
+                inflight = getattr(client, "_inflight_messages", None)
+                if isinstance(inflight, int) and inflight > 0:
+                    client._inflight_messages = inflight - 1

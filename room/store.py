@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import json
 import logging
+import os
 import sqlite3
 import threading
 import time
@@ -113,9 +114,11 @@ class Store:
         if not self.postgres:
             path = config.sqlite_path
             try:
-                path.parent.mkdir(parents=True, exist_ok=True)
+                if str(path) != ":memory:":
+                    path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+                    private_files(path)
             except OSError as exc:
-                raise StoreError(f"{path.parent}: {exc.strerror or exc}") from exc
+                raise StoreError(f"{path}: {exc.strerror or exc}") from exc
 
     # -- connections ------------------------------------------------------------------
 
@@ -373,6 +376,8 @@ class Store:
             estimate = e.received_at - e.t
             d["epoch"] = estimate if d["epoch"] is None else min(d["epoch"], estimate)
         for m in batch.messages:
+            if m.topic.startswith("cmd/"):  # the room's own command: no table said anything
+                continue
             d = info.setdefault(m.table, {"seen": m.received_at, "epoch": None, "max": 0})
             d["seen"] = max(d["seen"], m.received_at)
             if m.topic == "status":
@@ -722,6 +727,25 @@ class Store:
             (self.room,),
         )
         return {"rows": int(rows[0]["n"]), "distinct": int(rows[0]["d"])}
+
+
+#: SQLite's files beside the database (write-ahead log, shared memory, rollback journal).
+SQLITE_SIDE_FILES = ("-wal", "-shm", "-journal")
+
+
+def private_files(path: Path) -> None:
+    """The SQLite database `path` readable by its owner only, whatever the umask: created
+    0600 if missing, group and other rights taken from it and its side files (SQLite makes
+    those with the database's own mode). It holds staff badge uids and every event."""
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        os.fchmod(fd, os.fstat(fd).st_mode & 0o700)
+    finally:
+        os.close(fd)
+    for suffix in SQLITE_SIDE_FILES:
+        side = path.with_name(path.name + suffix)
+        with contextlib.suppress(FileNotFoundError):
+            side.chmod(side.stat().st_mode & 0o700)
 
 
 def open_store(config: DatabaseConfig, room: str, *, migrate: bool = True) -> Store:

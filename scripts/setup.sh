@@ -9,7 +9,9 @@ APT_PACKAGES=(mosquitto mosquitto-clients openssl pcscd vsmartcard-vpcd libpcscl
               systemd  # systemd-analyze: tests/unit/test_systemd.py checks the unit offline
               chromium  # the TV pages' browser tests (playwright drives it, nothing downloaded)
               postgresql  # the room server's tests start their own PostgreSQL (initdb, pg_ctl)
-              strace)   # tests/system/test_power_loss.py traces the daemon's system calls
+              strace    # tests/system/test_power_loss.py traces the daemon's system calls
+              nftables  # the broker kit's connection front, loaded in a test's own network namespace
+              iproute2) # (tests/loris_rig.py: ip, with util-linux's unshare and prlimit)
 # Node and npm run MicroPython's WebAssembly port (the firmware tests); a machine whose node
 # comes from elsewhere (with its own npm) keeps it.
 if ! command -v node >/dev/null || ! command -v npm >/dev/null; then

@@ -29,6 +29,7 @@ EXAMPLE_CONF = EXAMPLE_DIR / "mosquitto.conf"
 EXAMPLE_MTLS_CONF = EXAMPLE_DIR / "mosquitto-mtls.conf"
 MAKE_CERTS = EXAMPLE_DIR / "make-certs.sh"
 MAKE_PASSWD = EXAMPLE_DIR / "make-passwd.sh"
+MAKE_CLIENTS = EXAMPLE_DIR / "make-clients.sh"
 
 #: The users of the shipped example (examples/mosquitto/README.md).
 USERS = {"table-t01": "table-secret", "room": "room-secret", "tv": "tv-secret"}
@@ -154,6 +155,13 @@ def make_room_passwd(path: Path, users: dict[str, str]) -> Path:
     return path
 
 
+def make_room_clients(passwd: Path, clients: Path) -> Path:
+    """The broker's client file (dynamic-security plugin: each identity bound to its client
+    id) made from `passwd` by the shipped examples/mosquitto/make-clients.sh."""
+    run_script(MAKE_CLIENTS, str(passwd), str(clients))
+    return clients
+
+
 class Mosquitto:
     """A private mosquitto broker on a loopback port, with its own config in `workdir`."""
 
@@ -183,6 +191,11 @@ class Mosquitto:
         self.log_file = workdir / "mosquitto.log"
         self.config_file = workdir / "mosquitto.conf"
         self._proc: subprocess.Popen[bytes] | None = None
+        #: True when the broker accepts an identity only with its own client id (the kit's
+        #: client file): test clients then connect with their username as client id.
+        self.identity_client_ids = False
+        #: Run the broker with this open-file limit (systemd's LimitNOFILE), None: inherited.
+        self.nofile: int | None = None
 
     @property
     def anonymous(self) -> bool:
@@ -218,8 +231,9 @@ class Mosquitto:
         """Start the broker and wait until its port accepts connections."""
         self.config_file.write_text(self._config())
         log = self.log_file.open("ab")
+        limit = [] if self.nofile is None else ["prlimit", f"--nofile={self.nofile}"]
         self._proc = subprocess.Popen(
-            [MOSQUITTO, "-c", str(self.config_file)], stdout=log, stderr=subprocess.STDOUT
+            [*limit, MOSQUITTO, "-c", str(self.config_file)], stdout=log, stderr=subprocess.STDOUT
         )
         log.close()
         deadline = time.monotonic() + timeout
@@ -262,6 +276,13 @@ class Mosquitto:
         """True while the broker process is alive."""
         return self._proc is not None and self._proc.poll() is None
 
+    @property
+    def pid(self) -> int:
+        """The broker's process id."""
+        if self._proc is None:
+            raise RuntimeError("mosquitto is not running")
+        return self._proc.pid
+
     def broker_config(
         self, username: str | None = None, password: str | None = None, **extra: Any
     ) -> BrokerConfig:
@@ -270,6 +291,8 @@ class Mosquitto:
             password = USERS.get(username)
         fields: dict[str, Any] = {"host": self.host, "port": self.port}
         fields |= {"username": username, "password": password}
+        if username is not None and self.identity_client_ids:
+            fields["client_id"] = username  # as load_config makes it: the identity
         if self.tls is not None:
             fields |= {"tls": True, "ca_file": self.tls.ca_file}
         return BrokerConfig(**(fields | extra))
@@ -310,6 +333,8 @@ class Subscriber:
     ) -> None:
         self.topics = [topics] if isinstance(topics, str) else list(topics)
         self.qos = qos
+        if not client_id and username is not None and broker.identity_client_ids:
+            client_id = username
         self._cond = threading.Condition()
         self._received: list[Received] = []
         self._subscribed = False
@@ -429,8 +454,9 @@ def install_kit(
     crl: Path | None = None,
 ) -> Path:
     """What docs/security.md installs in /etc/mosquitto/poker/, in `poker`: the ACL, the
-    CA and server certificate, a password file made by make-passwd.sh (`users`) and the
-    revocation list (`crl`, for mosquitto-mtls.conf)."""
+    CA and server certificate, a password file made by make-passwd.sh (`users`) with the
+    client file make-clients.sh makes from it, and the revocation list (`crl`, for
+    mosquitto-mtls.conf)."""
     poker.mkdir(parents=True, exist_ok=True)
     shutil.copy(acl, poker / "acl")
     files = ((tls.ca_file, "ca.crt"), (tls.cert_file, "server.crt"), (tls.key_file, "server.key"))
@@ -440,6 +466,7 @@ def install_kit(
         shutil.copy(crl, poker / "crl.pem")
     if users is not None:
         make_room_passwd(poker / "passwd", users)
+        make_room_clients(poker / "passwd", poker / "clients.json")
     return poker
 
 
@@ -467,6 +494,7 @@ class ShippedBroker(Mosquitto):
         )
         self.conf = conf
         self.poker = poker
+        self.identity_client_ids = "plugin_opt_config_file" in conf.read_text()
         self.plain_port = plain_port if plain_port is not None else free_port()
         self.tls = TlsFiles(poker / "ca.crt", poker / "server.crt", poker / "server.key")
 
@@ -481,7 +509,7 @@ class ShippedBroker(Mosquitto):
             ("/etc/mosquitto/poker/", f"{self.poker}/"),
             ("listener 8883\n", f"listener {self.port} 127.0.0.1\n"),
         ]
-        if self.conf == EXAMPLE_CONF:
+        if self.conf == EXAMPLE_CONF or "listener 1883 127.0.0.1\n" in text:
             plain = f"listener {self.plain_port} 127.0.0.1\n"
             moves.append(("listener 1883 127.0.0.1\n", plain))
         for old, new in moves:

@@ -69,11 +69,16 @@ class V5Client:
         ca_file: Path | None = None,
         tls: bool = True,
         port: int | None = None,
+        client_id: str | None = None,
     ) -> None:
         self._cond = threading.Condition()
         self.connack: ReasonCode | None = None
         self._acks: dict[int, ReasonCode] = {}
-        self.client = mqtt.Client(CallbackAPIVersion.VERSION2, protocol=MQTTProtocolVersion.MQTTv5)
+        if client_id is None:  # the kit's broker takes an identity with its own id only
+            client_id = username if username and broker.identity_client_ids else ""
+        self.client = mqtt.Client(
+            CallbackAPIVersion.VERSION2, client_id=client_id, protocol=MQTTProtocolVersion.MQTTv5
+        )
         if username is not None:
             self.client.username_pw_set(username, password or USERS.get(username))
         if tls:

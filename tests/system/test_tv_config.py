@@ -46,6 +46,7 @@ def test_the_example_file_loads(tmp_path: Path) -> None:
     config = load_tv_config(write(tmp_path, EXAMPLE.read_text()))
     assert config.delay == 30.0 and config.port == 8088 and config.true_outs is True
     assert config.broker.tls and config.broker.username == "tv"
+    assert config.broker.client_id == "tv"  # its identity: the broker kit binds the two
     assert [(t.id, t.prefix, t.label) for t in config.tables] == [
         ("t01", "poker/sim/t01", "Feature table")
     ]

@@ -30,7 +30,7 @@ def test_the_shipped_example_loads(tmp_path: Path) -> None:
     config = load_room_config(_example(tmp_path))
     assert config.name == "main" and config.topic_filter == "poker/main/+/#"
     assert config.broker.tls and config.broker.username == "room"
-    assert config.broker.client_id == "tablectl-room-main"
+    assert config.broker.client_id == "room"  # its identity: the broker kit binds the two
     assert config.database.url == "sqlite:////var/lib/tablectl/room.db"
     assert not config.database.is_postgres
     assert [s.name for s in config.stats.shifts] == ["night", "day", "evening"]
