@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from fastapi import FastAPI, HTTPException, Request, WebSocket, WebSocketDisconnect
-from fastapi.responses import HTMLResponse, JSONResponse, Response
+from fastapi.responses import FileResponse, HTMLResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
 
 from broadcast.delay import DelayError
@@ -89,9 +89,14 @@ def create_app(
         )
         return HTMLResponse(
             '<!doctype html><meta charset="utf-8"><title>tablectl tv</title>'
+            '<link rel="icon" href="/static/favicon.svg" type="image/svg+xml">'
             f'<link rel="stylesheet" href="/static/tv.css"><body class="index"><h1>tablectl tv'
             f"</h1><ul>{rows}</ul></body>"
         )
+
+    @app.get("/favicon.ico", include_in_schema=False)
+    async def favicon() -> FileResponse:
+        return FileResponse(STATIC / "favicon.svg", media_type="image/svg+xml")
 
     @app.get("/overlay/{table_id}", response_class=HTMLResponse)
     async def overlay(table_id: str) -> HTMLResponse:
