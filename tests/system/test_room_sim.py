@@ -14,7 +14,8 @@ from tests.table_rig import ROOT, tablectl
 @pytest.mark.timeout(240)
 def test_sim_starts_the_room_server_and_prints_its_url() -> None:
     proc = subprocess.Popen(
-        [*tablectl(), "sim", "--room", "--hands", "2", "--speed", "10", "--quiet"],
+        [*tablectl(), "sim", "--room", "--hands", "2", "--speed", "10", "--quiet", "--json"]
+        + ["--exit-when-done"],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,

@@ -21,7 +21,8 @@ def _sim(speed: str) -> tuple[list[str], list[str], float]:
     journal's lines after its header, and the run's wall time."""
     start = time.monotonic()
     done = subprocess.run(
-        [*tablectl(), "sim", "--no-tv", "--hands", "1", "--seed", "5", "--speed", speed],
+        [*tablectl(), "sim", "--no-tv", "--hands", "1", "--seed", "5", "--speed", speed, "--json"]
+        + ["--exit-when-done"],
         capture_output=True,
         text=True,
         timeout=120,
@@ -64,7 +65,7 @@ def test_sim_same_seed_same_game_at_speed_1_10_100_and_max() -> None:
 def test_sim_tables_run_many_tables_on_one_broker_with_the_room_server() -> None:
     options = ["--tables", "3", "--hands", "1", "--seed", "4", "--speed", "max"]
     done = subprocess.run(
-        [*tablectl(), "sim", "--room", "--no-tv", "--quiet", *options],
+        [*tablectl(), "sim", "--room", "--no-tv", "--quiet", "--json", "--exit-when-done", *options],
         capture_output=True,
         text=True,
         timeout=180,
@@ -98,4 +99,4 @@ def test_sim_tables_refuses_a_count_it_cannot_run() -> None:
         cwd=ROOT,
     )
     assert done.returncode != 0
-    assert "--tables: 1 to 64, not 0" in done.stderr
+    assert "--tables: must be 1 to 64, not 0" in done.stderr
