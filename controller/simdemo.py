@@ -28,8 +28,9 @@ CASH_OUT_ABOVE = 5 * BUY_IN
 BLINDS = (100, 200, 0)
 #: The chips of a value in the rack when the config names no chip registry.
 DEFAULT_RACK = 400
-#: About one hand in this many starts with a dealing error the dealer then puts right.
-ERROR_EVERY = 25
+#: About one hand in this many starts with a dealing error the dealer then puts right,
+#: after the first CLEAN_START hands (a demo, or a short test run, starts clean).
+ERROR_EVERY, CLEAN_START = 25, 5
 
 FIRST_NAMES = (
     "Alice",
@@ -177,7 +178,7 @@ def demo_events(
         for event in between:
             shadow.apply(event)
         dealt = [rack.event(e) for e in random_hand(shadow, dealer, rng)]
-        if mistakes.random() < 1 / ERROR_EVERY:
+        if mistakes.random() < 1 / ERROR_EVERY and number >= CLEAN_START:
             dealt = first_card_to_the_wrong_seat(dealt)
         rack.give_back()
         dealer.events.clear()  # the dealer's record of the hand: given back, not kept

@@ -11,6 +11,9 @@ import pytest
 
 from tests.table_rig import ROOT, tablectl
 
+#: Scripts and tests: the raw messages, and exit once the hands are dealt.
+SCRIPTED = ["--json", "--exit-when-done"]
+
 SPEEDS = ("1", "10", "100", "max")
 AUTO_ID = re.compile(r"auto-[0-9a-f]{8}-")  # a room command's id names its run at random
 
@@ -21,8 +24,7 @@ def _sim(speed: str) -> tuple[list[str], list[str], float]:
     journal's lines after its header, and the run's wall time."""
     start = time.monotonic()
     done = subprocess.run(
-        [*tablectl(), "sim", "--no-tv", "--hands", "1", "--seed", "5", "--speed", speed, "--json"]
-        + ["--exit-when-done"],
+        [*tablectl(), "sim", "--no-tv", "--hands", "1", "--seed", "5", "--speed", speed, *SCRIPTED],
         capture_output=True,
         text=True,
         timeout=120,
@@ -65,7 +67,7 @@ def test_sim_same_seed_same_game_at_speed_1_10_100_and_max() -> None:
 def test_sim_tables_run_many_tables_on_one_broker_with_the_room_server() -> None:
     options = ["--tables", "3", "--hands", "1", "--seed", "4", "--speed", "max"]
     done = subprocess.run(
-        [*tablectl(), "sim", "--room", "--no-tv", "--quiet", "--json", "--exit-when-done", *options],
+        [*tablectl(), "sim", "--room", "--no-tv", "--quiet", *SCRIPTED, *options],
         capture_output=True,
         text=True,
         timeout=180,

@@ -4,6 +4,7 @@ dealers' figures, the chart, and the markup (escaped)."""
 from __future__ import annotations
 
 import datetime
+import itertools
 import re
 from pathlib import Path
 from typing import Any
@@ -221,9 +222,10 @@ def test_the_chart_is_readable_at_10_100_and_1000_hands(hands: int, ticks: list[
     dealers = {f"Dealer {i}": [hands * ((h + i) % 3) // 2 for h in range(24)] for i in range(14)}
     svg = line_chart(dealers, labels, title="hands")
     assert re.findall(r'text-anchor="end">([^<]+)<', svg) == ticks  # round steps, no overlap
-    xs = [float(x) for x in re.findall(r'<text x="([0-9.]+)" y="[0-9.]+" text-anchor="middle"', svg)]
+    label = r'<text x="([0-9.]+)" y="[0-9.]+" text-anchor="middle"'
+    xs = [float(x) for x in re.findall(label, svg)]
     assert len(xs) >= 6 and xs[-1] > xs[0]
-    assert min(b - a for a, b in zip(xs, xs[1:], strict=False)) >= LABEL_WIDTH  # apart
+    assert min(b - a for a, b in itertools.pairwise(xs)) >= LABEL_WIDTH  # apart
     assert "23:00" in svg  # the last hour is labelled
     assert svg.count('class="series"') == 14 and "+4 more" in svg  # the legend fits
 
