@@ -360,8 +360,11 @@ def cmd_sim(args: argparse.Namespace) -> int:
             cleanup.callback(feed.stop)
         if run.live is not None:
             run.live.header([*run.links, *run.files])
-            run.live.start()
-            cleanup.callback(run.live.stop)
+            if identity is not None:  # the view counts hands from the messages it reads
+                run.live.start()
+                cleanup.callback(run.live.stop)
+            else:
+                run.say("dealing (no hand lines: --quiet, or no reading identity)")
         time.sleep(0.5)  # the reader boards say HELLO first
         speed = args.speed if args.speed is not None else config.sim.speed
         _play_tables(tables, speed, stop)
@@ -606,7 +609,11 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="use the configured [journal] instead of a temporary one (one table)",
     )
-    p.add_argument("--quiet", action="store_true", help="do not print the published messages")
+    p.add_argument(
+        "--quiet",
+        action="store_true",
+        help="do not show the hands (nor, with --json, the published messages)",
+    )
     p.add_argument(
         "--watch-credentials",
         type=Path,

@@ -160,6 +160,7 @@ class LiveView:
         self.progress: Progress | None = None
         self.task: TaskID | None = None
         self.done = 0
+        self.counting = False  # the view reads the messages (start() was called)
 
     # ------------------------------------------------------------------ the feed
 
@@ -266,6 +267,7 @@ class LiveView:
         columns = [SpinnerColumn(), TextColumn("dealing"), BarColumn()]
         columns += [MofNCompleteColumn() if self.total else TextColumn("{task.completed} hands")]
         columns += [TimeElapsedColumn()]
+        self.counting = True
         self.progress = Progress(*columns, console=self.console, transient=False)
         self.task = self.progress.add_task("hands", total=self.total)
         self.progress.start()
@@ -282,6 +284,8 @@ class LiveView:
         """Hands dealt per table, dealing errors and alerts by kind, files, every URL."""
         from rich.table import Table
 
+        if not self.counting:
+            self.note("hands not counted: the view read no message (--quiet)")
         with self.lock:
             hands = Table(title="hands dealt", title_justify="left")
             hands.add_column("table", style="bold cyan")
@@ -301,7 +305,8 @@ class LiveView:
                 )
                 errors.update(tally.error_kinds)
                 alerts.update(tally.alert_kinds)
-        self.console.print(hands)
+        if self.counting:
+            self.console.print(hands)
         if errors or alerts:
             kinds = Table(title="by kind", title_justify="left")
             kinds.add_column("kind")
