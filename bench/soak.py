@@ -3,8 +3,9 @@
 One daemon on the simulated table (`examples/sim-table.toml`: simulated reader boards,
 GPIO bank and badge reader, all opened), a real mosquitto started here, and a journal
 directory with rotation and retention on (`max_segment_mb`, `keep_segments`). The
-built-in demo deals `--hands` random hands (`controller.cli.demo_events`: stacks topped up
-between hands, chips from a set of 10,000 as at a real table); the script player conducts
+built-in demo deals `--hands` random hands of its cash game (`controller.cli.demo_events`:
+rebuys and players leaving between hands, every chip a tag of the table's chip set, as at
+a real table); the script player conducts
 the daemon's virtual clock as fast as the machine goes (`--speed max`), every input queued
 as the trace input it is (the reader boards' ptys and firmware are left out: they would
 make a day last a day; bench/latency.py and bench/reader_cycle.py measure that path).

@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import socket
 import time
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from controller.config import BrokerConfig
@@ -52,20 +53,42 @@ class SimTv:
         service.stop()
 
 
+def _print(text: str) -> None:
+    print(text, flush=True)
+
+
 def start_sim_tv(
-    broker: BrokerConfig, prefix: str, table: str, *, delay: float | None, port: int | None
+    broker: BrokerConfig,
+    prefix: str,
+    table: str,
+    *,
+    delay: float | None,
+    port: int | None,
+    say: Callable[[str], None] = _print,
+    link: Callable[[str, str, str | None], None] | None = None,
 ) -> SimTv | None:
-    """Start the TV service on the simulated table and print its URLs (None if it cannot)."""
+    """Start the TV service on the simulated table and give its URLs to `link` (name, URL,
+    the line printed without a view), or print them (None if it cannot start). Port 8088
+    taken: the pages go to a free port, and `say` says so; a `port` asked for and taken
+    is refused (TableError)."""
     try:
         from broadcast.desk import TableSpec
         from broadcast.service import TvService
     except ImportError as exc:  # the `tv` extra is not installed
-        print(f"tv: not started ({exc.name} missing: pip install -e '.[tv]')", flush=True)
+        say(f"tv: not started ({exc.name} missing: pip install -e '.[tv]')")
         return None
     delay = DEFAULT_SIM_DELAY if delay is None else delay
     host = "127.0.0.1"
     if port is None:
-        port = DEFAULT_SIM_PORT if _port_free(host, DEFAULT_SIM_PORT) else _free_port(host)
+        port = DEFAULT_SIM_PORT
+        if not _port_free(host, port):
+            port = _free_port(host)
+            say(
+                f"tv: port {DEFAULT_SIM_PORT} is taken (another program, or another sim); "
+                f"the TV pages are on port {port} instead (--tv-port N chooses one)"
+            )
+    elif not _port_free(host, port):
+        raise TableError(f"--tv-port {port}: the port is taken on {host} (choose another)")
     tv_broker = dataclasses.replace(
         broker, client_id="tablectl-tv-sim", username=None, password=None, credentials_file=None
     )
@@ -79,15 +102,19 @@ def start_sim_tv(
         )
         service.start()
     except TableError as exc:
-        print(f"tv: not started: {exc}", flush=True)
+        say(f"tv: not started: {exc}")
         return None
     if service.subscriber is not None:
         service.subscriber.subscribed.wait(5.0)
     base = service.base_url
-    print(
-        f"tv: on-air overlay (secure delay {delay:g} s): {base}/overlay/{table}\n"
-        f"tv: director's live preview (cards face down): {base}/preview/{table}\n"
-        f"tv: delayed JSON feed: ws://{base.removeprefix('http://')}/feed/{table}",
-        flush=True,
+    urls = (
+        ("TV overlay", f"tv: on-air overlay (secure delay {delay:g} s)", f"{base}/overlay/{table}"),
+        ("TV preview", "tv: director's live preview (cards face down)", f"{base}/preview/{table}"),
+        ("TV feed", "tv: delayed JSON feed", f"ws://{base.removeprefix('http://')}/feed/{table}"),
     )
+    for short, name, url in urls:
+        if link is None:
+            say(f"{name}: {url}")
+        else:
+            link(short, url, f"{name}: {url}")
     return SimTv(service, delay)

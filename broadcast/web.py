@@ -29,8 +29,9 @@ from pathlib import Path
 from typing import Any
 
 from fastapi import FastAPI, HTTPException, Request, WebSocket, WebSocketDisconnect
-from fastapi.responses import HTMLResponse, JSONResponse, Response
+from fastapi.responses import FileResponse, HTMLResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
+from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from broadcast.delay import DelayError
 from broadcast.desk import Channel, Desk, TableDesk
@@ -73,6 +74,29 @@ def create_app(
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
     template = (STATIC / PAGE).read_text(encoding="utf-8")
 
+    async def error_page(request: Request, exc: Exception) -> Response:
+        """An HTTP error: JSON for the feed and the API, a page for a person's browser."""
+        assert isinstance(exc, StarletteHTTPException)
+        path = request.url.path
+        accept = request.headers.get("accept", "")
+        if path.startswith(("/api/", "/feed/", "/static/")) or "text/html" not in accept:
+            return JSONResponse({"detail": exc.detail}, exc.status_code, exc.headers)
+        links = "".join(
+            f'<li><a href="/overlay/{html.escape(t)}">{html.escape(t)}: overlay</a> · '
+            f'<a href="/preview/{html.escape(t)}">preview</a></li>'
+            for t in desk.tables
+        )
+        body = (
+            '<!doctype html><meta charset="utf-8"><title>Not found · tablectl tv</title>'
+            '<link rel="icon" href="/static/favicon.svg" type="image/svg+xml">'
+            '<link rel="stylesheet" href="/static/tv.css"><body class="index">'
+            f"<h1>Not found</h1><p>{html.escape(str(exc.detail))}</p>"
+            f"<p>The tables of this service:</p><ul>{links}</ul></body>"
+        )
+        return HTMLResponse(body, exc.status_code, exc.headers)
+
+    app.add_exception_handler(StarletteHTTPException, error_page)
+
     def table(table_id: str) -> TableDesk:
         found = desk.tables.get(table_id)
         if found is None:
@@ -98,9 +122,14 @@ def create_app(
         )
         return HTMLResponse(
             '<!doctype html><meta charset="utf-8"><title>tablectl tv</title>'
+            '<link rel="icon" href="/static/favicon.svg" type="image/svg+xml">'
             f'<link rel="stylesheet" href="/static/tv.css"><body class="index"><h1>tablectl tv'
             f"</h1><ul>{rows}</ul></body>"
         )
+
+    @app.get("/favicon.ico", include_in_schema=False)
+    async def favicon() -> FileResponse:
+        return FileResponse(STATIC / "favicon.svg", media_type="image/svg+xml")
 
     @app.get("/overlay/{table_id}", response_class=HTMLResponse)
     async def overlay(table_id: str) -> HTMLResponse:

@@ -3,22 +3,28 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import dataclasses
 import logging
 import math
-import random
+import shutil
 import signal
 import sys
 import tempfile
 import threading
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from controller.config import BrokerConfig, Config, load_config, with_game
+from controller import __version__
+from controller.config import GAMES, PROFILES, BrokerConfig, Config, load_config, with_game
 from controller.errors import TableError
-from controller.trace import Badge, Command, Event, load_trace
+from controller.simdemo import demo_events, demo_script
+from controller.simview import Feed, LiveView, Sink, make_console, raw_printer
+from controller.trace import Event, load_trace
+
+__all__ = ["build_parser", "demo_events", "demo_script", "main", "trace_headers"]
 
 if TYPE_CHECKING:
     from broadcast.sim import SimTv
@@ -42,6 +48,92 @@ def speed_arg(text: str) -> float:
     return value
 
 
+def bounded_int(low: int, high: int | None = None) -> Callable[[str], int]:
+    """An argparse type: a whole number from `low` (to `high`)."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+        if value < low or (high is not None and value > high):
+            span = f"{low} to {high}" if high is not None else f"{low} or more"
+            raise argparse.ArgumentTypeError(f"must be {span}, not {value}")
+        return value
+
+    return parse
+
+
+def seconds_arg(text: str) -> float:
+    """A duration in seconds: a finite number >= 0."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}") from None
+    if not math.isfinite(value) or value < 0:
+        raise argparse.ArgumentTypeError(f"must be 0 or more seconds, not {text!r}")
+    return value
+
+
+def positive_seconds(text: str) -> float:
+    """A duration in seconds above 0."""
+    value = seconds_arg(text)
+    if value == 0:
+        raise argparse.ArgumentTypeError("must be above 0 seconds")
+    return value
+
+
+def trace_headers(path: Path) -> dict[str, str]:
+    """The `# profile: NAME` and `# game: GAME` lines heading a trace file (the comment
+    lines before its first input); {} for a directory or a journal."""
+    out: dict[str, str] = {}
+    if not path.is_file():
+        return out
+    try:
+        with path.open(encoding="utf-8", errors="replace") as fh:
+            for raw in fh:
+                line = raw.strip()
+                if not line:
+                    continue
+                if not line.startswith("#"):
+                    break
+                key, sep, value = line[1:].partition(":")
+                if sep and key.strip() in ("profile", "game") and key.strip() not in out:
+                    out[key.strip()] = value.strip()
+    except OSError:
+        return {}
+    return out
+
+
+def _with_headers(
+    config: Config,
+    config_path: Path | None,
+    trace: Path,
+    headers: dict[str, str],
+    profile: str | None,
+    game: str | None,
+    command: str,
+) -> Config:
+    """The configuration a trace's headers ask for: `# profile:` and `# game:` are honoured
+    unless the command line names another (then the command line wins, and says so)."""
+    for key, given, known in (("profile", profile, PROFILES), ("game", game, GAMES)):
+        named = headers.get(key)
+        if named is None:
+            continue
+        if named not in known:
+            raise TableError(
+                f"{trace}: its '# {key}: {named}' header is not one of {', '.join(known)}"
+            )
+        if given is not None and given != named:
+            print(
+                f"{command}: --{key} {given} instead of the trace's '# {key}: {named}'",
+                file=sys.stderr,
+            )
+    if profile is None and "profile" in headers:
+        config = _config(config_path, headers["profile"])
+    return with_game(config, game or headers.get("game"))
+
+
 def _config(path: Path | None, profile: str | None = None) -> Config:
     if path is None:
         if not DEFAULT_SIM_CONFIG.exists():
@@ -57,6 +149,8 @@ def cmd_replay(args: argparse.Namespace) -> int:
     from controller.replay import replay_path
 
     config = _config(args.config)
+    if not args.trace.exists():
+        raise TableError(f"{args.trace}: no such trace, journal or journal directory")
     # Another profile or game changes what the engine says: nothing to verify.
     verify = args.profile in (None, config.rules.profile) and args.game in (
         None,
@@ -65,6 +159,11 @@ def cmd_replay(args: argparse.Namespace) -> int:
     if args.profile not in (None, config.rules.profile):
         config = _config(args.config, args.profile)
     config = with_game(config, args.game)
+    headers = trace_headers(args.trace)
+    if headers:  # a scenario trace: replayed under the profile and game it names
+        config = _with_headers(
+            config, args.config, args.trace, headers, args.profile, args.game, "replay"
+        )
     result = replay_path(config, args.trace, sys.stdout, verify=verify)
     for problem in result.mismatches:
         print(f"replay: differs from the journal: {problem}", file=sys.stderr)
@@ -78,12 +177,14 @@ def cmd_replay(args: argparse.Namespace) -> int:
     return 0
 
 
-def _wait_for_signal(stop: threading.Event) -> None:
+def _wait_for_signal(stop: threading.Event, *, hangup: bool = False) -> None:
     def handler(signum: int, _frame: object) -> None:
         stop.set()
 
     signal.signal(signal.SIGINT, handler)
     signal.signal(signal.SIGTERM, handler)
+    if hangup:  # the terminal closed: stop cleanly all the same
+        signal.signal(signal.SIGHUP, handler)
 
 
 def cmd_run(args: argparse.Namespace) -> int:
@@ -107,120 +208,51 @@ def cmd_run(args: argparse.Namespace) -> int:
     return 0
 
 
-def demo_script(config: Config, hands: int, seed: int) -> list[Event]:
-    """The built-in demo: seat every seat, then deal `hands` random, legal hands."""
-    return list(demo_events(config, hands, seed))
+@dataclasses.dataclass
+class _Run:
+    """What one `tablectl sim` run started, for its view, its summary and its clean exit."""
+
+    live: LiveView | None
+    workdir: Path | None  # the run's temporary folder (journals, room database)
+    keep_files: bool
+    links: list[tuple[str, str]] = dataclasses.field(default_factory=list)
+    files: list[tuple[str, str]] = dataclasses.field(default_factory=list)
+
+    def say(self, text: str) -> None:
+        """A line for people: printed as is with --json, in the view otherwise."""
+        if self.live is None:
+            print(text, flush=True)
+        else:
+            self.live.note(text)
+
+    def link(self, name: str, url: str, raw: str | None = None) -> None:
+        """A URL for the header and the summary (`raw`: the --json line, as it always was)."""
+        self.links.append((name, url))
+        if self.live is None and raw is not None:
+            print(raw, flush=True)
+
+    def remove_workdir(self) -> None:
+        if self.workdir is not None and not self.keep_files:
+            shutil.rmtree(self.workdir, ignore_errors=True)
 
 
-#: A stack the demo tops up between hands (the `stack` command), and the stack it gives.
-TOP_UP_BELOW, TOP_UP_TO = 2_000, 20_000
-
-
-def demo_events(
-    config: Config, hands: int | None, seed: int, *, chip_set: int | None = None
-) -> Iterator[Event]:
-    """The demo's events, made as they are played: seat every seat, then `hands` random,
-    legal hands (None: without end). With `chip_set`, stacks that ran low are topped up
-    before a hand (a day of play goes on) and chip ids are reused from a set of that many,
-    as a table's chips are, so a soak sees what a day does to the table, not a new chip
-    for every push."""
-    from controller.replay import build_engine
-    from firmware_sim.dealer import DealerClock, TableDealer, seat_players
-    from firmware_sim.plans import random_hand
-
-    seats = list(config.seat_numbers)
-    names = [
-        "Alice",
-        "Bruno",
-        "Chiara",
-        "Dario",
-        "Elena",
-        "Fabio",
-        "Giulia",
-        "Hugo",
-        "Irene",
-        "Jonas",
-    ]
-    shadow = build_engine(config)
-    for event in seat_players(
-        [(s, names[s - 1], TOP_UP_TO) for s in seats], (100, 200, 0), button=seats[-1]
-    ):
-        shadow.apply(event)
-        yield event
-    rng = random.Random(seed)
-    dealer = TableDealer(DealerClock(0.5), settle=config.rules.settle_seconds)
-    badge = _demo_dealer_badge(config)
-    number = 0
-    while hands is None or number < hands:
-        hand: list[Event] = []
-        if chip_set is not None:
-            dealer.serial %= chip_set
-            hand += [
-                Command(dealer.clock.t, "stack", {"seat": n, "stack": TOP_UP_TO})
-                for n, seat in sorted(shadow.seats.items())
-                if seat.player is not None and seat.stack < TOP_UP_BELOW
-            ]
-        for event in hand:
-            shadow.apply(event)
-        dealt = random_hand(shadow, dealer, rng)
-        dealer.events.clear()  # the dealer's record of the hand: given back, not kept
-        if number == 0 and badge is not None and dealt:
-            # The dealer taps the badge in as the first hand starts (dealer push, rule 23).
-            t = dealt[0].t
-            dealt[1:1] = [Badge(t, badge), Badge(t, badge, removed=True)]
-        for event in dealt:
-            shadow.apply(event)
-        yield from hand + dealt
-        dealer.clock.step(1.0)
-        number += 1
-
-
-def _demo_dealer_badge(config: Config) -> str | None:
-    """The first dealer's badge uid, on a table with a simulated badge reader."""
-    if config.badge.backend != "sim" or config.badge.staff is None:
-        return None
-    from controller.staff import load_staff
-
-    dealers = [m for m in load_staff(config.badge.staff).members() if m.role == "dealer"]
-    return dealers[0].uid if dealers else None
-
-
-class _Watcher:
-    """Prints what a room server and the TV crew would see, one line per message: over the
-    broker's TLS, as the identity given (controller/watch.py), never as the table."""
-
-    def __init__(self, broker: BrokerConfig, identity: WatchIdentity, prefix: str) -> None:
-        from controller.watch import watch_client
-
-        self.client = watch_client(broker, identity)
-        self.prefix = prefix
-        self.client.on_message = self._on_message
-
-        def on_connect(c: Any, _u: object, _f: object, reason: Any, _p: object) -> None:
-            if reason.is_failure:
-                print(f"watch: the broker refused the printer: {reason}", file=sys.stderr)
-            else:
-                c.subscribe(f"{prefix}/#", qos=1)
-
-        self.client.on_connect = on_connect
-        self.client.connect_async(str(broker.host), broker.port)
-        self.client.loop_start()
-
-    def _on_message(self, _c: object, _u: object, msg: object) -> None:
-        topic = getattr(msg, "topic", "")[len(self.prefix) + 1 :]
-        if topic == "state":
-            return
-        payload = getattr(msg, "payload", b"").decode(errors="replace")
-        print(f"{topic:10} {payload}", flush=True)
-
-    def stop(self) -> None:
-        self.client.loop_stop()
-        self.client.disconnect()
+def _sim_script(args: argparse.Namespace, config: Config) -> tuple[Config, Path | None]:
+    """The dealing script (--script or [sim] script), read and checked before anything is
+    started, and the configuration under its `# profile:` / `# game:` headers."""
+    script: Path | None = args.script or config.sim.script
+    if script is None:
+        return config, None
+    if not script.is_file():
+        raise TableError(f"--script {script}: no such file")
+    headers = trace_headers(script)
+    config = _with_headers(config, args.config, script, headers, args.profile, None, "sim")
+    return config, script
 
 
 def cmd_sim(args: argparse.Namespace) -> int:
     """`tablectl sim [--config FILE] [--tables N]`: simulators + daemons + dealing, on a
-    local broker; each table on its own virtual clock (simulated time)."""
+    local broker; each table on its own virtual clock (simulated time). Every process and
+    folder it starts goes away on any exit; the pages stay up until Ctrl-C."""
     from controller.localbroker import LocalBroker
     from controller.simtables import MAX_TABLES, table_config
 
@@ -229,86 +261,143 @@ def cmd_sim(args: argparse.Namespace) -> int:
     if args.tables > 1 and args.keep_journal:
         raise TableError("--keep-journal runs one table (the configured journal is one table's)")
     config = _config(args.config, args.profile)
-    local: LocalBroker | None = None
-    broker = config.broker
-    if broker.host is None:
-        local = LocalBroker(args.broker_port)
-        local.start()
-        broker = dataclasses.replace(broker, host="127.0.0.1", port=local.port)
-        topics = _watch_prefix(broker.prefix, args.tables)
-        print(
-            f"local mosquitto on 127.0.0.1:{local.port}; watch it with:\n"
-            f"  mosquitto_sub -h 127.0.0.1 -p {local.port} -t '{topics}/#' -v",
-            flush=True,
-        )
-    script = args.script or config.sim.script
-    hands = args.hands if args.hands is not None else (config.sim.hands or 3)
-    tables: list[_SimTable] = []
-    for index in range(args.tables):
-        journal = None
-        if not args.keep_journal:
-            journal = Path(tempfile.mkdtemp(prefix="tablectl-sim-")) / "sim.journal"
-        cfg = table_config(config, index, journal)
-        which = f" (table {cfg.table.id})" if args.tables > 1 else ""
-        print(f"journal: {cfg.journal.directory or cfg.journal.path}{which}", flush=True)
-        events = load_trace(script) if script else demo_script(cfg, hands, args.seed + index)
-        table_broker = dataclasses.replace(cfg.broker, host=broker.host, port=broker.port)
-        tables.append(_SimTable(cfg, table_broker, events))
-    identity: WatchIdentity | None = None
-    if not args.quiet:
-        from controller.watch import watch_identity
-
-        identity = watch_identity(broker, args.watch_credentials, args.watch_cert, args.watch_key)
-        if identity is None:
-            print(
-                "not printing the messages: the broker wants an identity and the table's "
-                "must not be used twice; give --watch-credentials (or --watch-cert and "
-                "--watch-key) of a reading identity, e.g. the room's",
-                flush=True,
-            )
-    tv = _start_sim_tv(args, broker, local is not None, config.table.id)
+    config, script = _sim_script(args, config)
+    trace = load_trace(script) if script is not None else None  # a bad script stops here
+    hands: int | None = args.hands if args.hands is not None else (config.sim.hands or None)
+    if trace is None and hands == 0:
+        hands = None  # 0: the demo deals until Ctrl-C
+    if trace is None and hands is None and args.exit_when_done:
+        raise TableError("--exit-when-done: give --hands N (the demo deals until Ctrl-C)")
+    if not args.json:
+        logging.getLogger().setLevel(logging.DEBUG if args.verbose else logging.WARNING)
     stop = threading.Event()
-    _wait_for_signal(stop)
-    watcher: _Watcher | None = None
-    room = None
-    started: list[_SimTable] = []
-    try:
+    _wait_for_signal(stop, hangup=True)
+    with contextlib.ExitStack() as cleanup:
+        run = _Run(
+            live=None if args.json else LiveView(make_console(), [], None),
+            workdir=Path(tempfile.mkdtemp(prefix="tablectl-sim-")),
+            keep_files=args.keep_files,
+        )
+        cleanup.callback(run.remove_workdir)
+        broker = config.broker
+        if broker.host is None:
+            local = LocalBroker(args.broker_port)
+            cleanup.callback(local.stop)
+            local.start()
+            broker = dataclasses.replace(broker, host="127.0.0.1", port=local.port)
+            topics = _watch_prefix(broker.prefix, args.tables)
+            watch = f"mosquitto_sub -h 127.0.0.1 -p {local.port} -t '{topics}/#' -v"
+            run.link("broker", f"mqtt://127.0.0.1:{local.port} (watch: {watch})")
+            if run.live is None:
+                print(
+                    f"local mosquitto on 127.0.0.1:{local.port}; watch it with:\n  {watch}",
+                    flush=True,
+                )
+        tables: list[_SimTable] = []
+        for index in range(args.tables):
+            journal = None
+            if not args.keep_journal:
+                assert run.workdir is not None
+                journal = run.workdir / f"table-{index + 1}" / "sim.journal"
+                journal.parent.mkdir(mode=0o700)
+            cfg = table_config(config, index, journal)
+            which = f" (table {cfg.table.id})" if args.tables > 1 else ""
+            where = str(cfg.journal.directory or cfg.journal.path)
+            run.files.append((f"journal{which}", where))
+            if run.live is None:
+                print(f"journal: {where}{which}", flush=True)
+            events: Iterable[Event] = (
+                trace if trace is not None else demo_events(cfg, hands, args.seed + index)
+            )
+            table_broker = dataclasses.replace(cfg.broker, host=broker.host, port=broker.port)
+            tables.append(_SimTable(cfg, table_broker, events))
+        if run.live is not None:
+            run.live = LiveView(
+                run.live.console,
+                [t.config.table.id for t in tables],
+                None if trace is not None else hands,
+            )
+        identity: WatchIdentity | None = None
+        if not args.quiet:
+            from controller.watch import watch_identity
+
+            identity = watch_identity(
+                broker, args.watch_credentials, args.watch_cert, args.watch_key
+            )
+            if identity is None:
+                run.say(
+                    "not printing the messages: the broker wants an identity and the table's "
+                    "must not be used twice; give --watch-credentials (or --watch-cert and "
+                    "--watch-key) of a reading identity, e.g. the room's"
+                )
+        tv = _start_sim_tv(args, broker, broker is not config.broker, config.table.id, run)
+        if tv is not None:
+            cleanup.callback(tv.service.stop)
+        room = None
         if args.room:  # the room server on the same broker (room/sim.py)
             from room.sim import start_sim_room
 
-            workdir = Path(tempfile.mkdtemp(prefix="tablectl-sim-room-"))
-            host = broker.host or "127.0.0.1"
-            room = start_sim_room(config.table.room, host, broker.port, workdir)
-            print(f"room server: {room.url} (API docs: {room.url}docs)", flush=True)
-            print(f"room monitor: {room.url} (open it in a browser)", flush=True)
+            assert run.workdir is not None
+            workdir = run.workdir / "room"
+            workdir.mkdir(mode=0o700)
+            room = start_sim_room(
+                config.table.room, broker.host or "127.0.0.1", broker.port, workdir
+            )
+            cleanup.callback(room.stop)
+            run.files.append(("room database", str(workdir / "room.db")))
+            run.link(
+                "room monitor", room.url, f"room server: {room.url} (API docs: {room.url}docs)"
+            )
+            run.link(
+                "API docs", f"{room.url}docs", f"room monitor: {room.url} (open it in a browser)"
+            )
         for table in tables:
+            cleanup.callback(table.daemon.stop)
             table.daemon.start()
-            started.append(table)
         if identity is not None:
-            watcher = _Watcher(broker, identity, _watch_prefix(broker.prefix, args.tables))
+            sink: Sink = raw_printer if run.live is None else run.live
+            feed = Feed(broker, identity, _watch_prefix(broker.prefix, args.tables), sink)
+            cleanup.callback(feed.stop)
+        if run.live is not None:
+            run.live.header([*run.links, *run.files])
+            if identity is not None:  # the view counts hands from the messages it reads
+                run.live.start()
+                cleanup.callback(run.live.stop)
+            else:
+                run.say("dealing (no hand lines: --quiet, or no reading identity)")
         time.sleep(0.5)  # the reader boards say HELLO first
         speed = args.speed if args.speed is not None else config.sim.speed
         _play_tables(tables, speed, stop)
-        for table in tables:
-            which = f" (table {table.config.table.id})" if args.tables > 1 else ""
-            print(
-                f"sim: played {table.played} script events, engine applied "
-                f"{table.daemon.applied}, last seq {table.daemon.engine.seq}{which}",
-                flush=True,
+        interrupted = stop.is_set()
+        if run.live is not None:
+            time.sleep(0.3)  # the last hand's messages reach the view
+            run.live.stop()
+        elif not interrupted:
+            for table in tables:
+                which = f" (table {table.config.table.id})" if args.tables > 1 else ""
+                print(
+                    f"sim: played {table.played} script events, engine applied "
+                    f"{table.daemon.applied}, last seq {table.daemon.engine.seq}{which}",
+                    flush=True,
+                )
+        if room is not None and not interrupted:
+            line = room.summary(max(t.daemon.engine.seq for t in tables))
+            run.say(line)
+        if not interrupted and not args.exit_when_done:
+            where = ", ".join(url for _, url in run.links if url.startswith("http"))
+            run.say(
+                "sim: dealing done; the pages stay up until Ctrl-C"
+                + (f" ({where})" if where else "")
             )
-        if room is not None:
-            print(room.summary(max(t.daemon.engine.seq for t in tables)), flush=True)
-    finally:
-        if watcher is not None:
-            watcher.stop()
-        if tv is not None:
+            stop.wait()
+        elif tv is not None and not interrupted:
             tv.finish()
-        for table in started:
-            table.daemon.stop()
-        if room is not None:
-            room.stop()
-        if local is not None:
-            local.stop()
+        if run.live is not None:
+            kept = "kept" if args.keep_files else "removed at exit; --keep-files keeps it"
+            files = [*run.files, ("temporary folder", f"{run.workdir} ({kept})")]
+            run.live.summary(files, run.links)
+        elif run.workdir is not None and args.keep_files:
+            print(f"sim: files kept in {run.workdir}", flush=True)
     return 0
 
 
@@ -322,7 +411,7 @@ class _SimTable:
     (controller/clock.py), which its script player steps, so --speed paces the game
     without changing it."""
 
-    def __init__(self, config: Config, broker: BrokerConfig, events: list[Event]) -> None:
+    def __init__(self, config: Config, broker: BrokerConfig, events: Iterable[Event]) -> None:
         from controller.clock import ManualClock
         from controller.daemon import Daemon
 
@@ -338,39 +427,52 @@ class _SimTable:
 
         player = ScriptPlayer(self.daemon, speed=speed, clock=self.clock)
         self.played = player.play(self.events, stop)
+        if stop.is_set():
+            return
         player.advance(round(self.daemon.now() + SIM_TAIL, 6))
         if self.daemon.publisher is not None:
             self.daemon.publisher.wait_idle(5.0)
 
 
 def _play_tables(tables: Sequence[_SimTable], speed: float, stop: threading.Event) -> None:
-    """Play every table at once, each in its own thread (one table: in this one)."""
-    if len(tables) == 1:
-        tables[0].play(speed, stop)
-        return
+    """Play every table at once, each in its own thread; the main thread stays free for
+    Ctrl-C (signals reach only it)."""
     threads = [
-        threading.Thread(target=t.play, args=(speed, stop), name=f"sim-{t.config.table.id}")
+        threading.Thread(
+            target=t.play, args=(speed, stop), name=f"sim-{t.config.table.id}", daemon=True
+        )
         for t in tables
     ]
     for thread in threads:
         thread.start()
     for thread in threads:
         while thread.is_alive():
-            thread.join(0.5)  # signals reach the main thread meanwhile
+            thread.join(0.2)
+    if stop.is_set():
+        for thread in threads:
+            thread.join(10.0)  # a player stops at its next event
 
 
 def _start_sim_tv(
-    args: argparse.Namespace, broker: BrokerConfig, local: bool, table: str
+    args: argparse.Namespace, broker: BrokerConfig, local: bool, table: str, run: _Run
 ) -> SimTv | None:
     """The TV service on the simulated table (docs/tv.md); None with --no-tv."""
     if args.no_tv:
         return None
     if not local:
-        print("tv: not started (the config names a broker: run `tablectl tv`)", flush=True)
+        run.say("tv: not started (the config names a broker: run `tablectl tv`)")
         return None
     from broadcast.sim import start_sim_tv
 
-    return start_sim_tv(broker, broker.prefix, table, delay=args.tv_delay, port=args.tv_port)
+    return start_sim_tv(
+        broker,
+        broker.prefix,
+        table,
+        delay=args.tv_delay,
+        port=args.tv_port,
+        say=run.say,
+        link=run.link,
+    )
 
 
 def cmd_tv(args: argparse.Namespace) -> int:
@@ -423,21 +525,49 @@ def cmd_antennas(args: argparse.Namespace) -> int:
     )
 
 
+PORT = bounded_int(1, 65535)
+CONFIG_HELP = "the table's TOML file (docs/configuration.md)"
+PROFILE_HELP = f"rule profile instead of [rules] profile: {', '.join(PROFILES)}"
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser (the commands of README.md, "The command line")."""
     parser = argparse.ArgumentParser(prog="tablectl", description=__doc__)
     parser.add_argument("-v", "--verbose", action="store_true", help="debug logging")
-    sub = parser.add_subparsers(dest="command", required=True)
+    parser.add_argument(
+        "--version", action="version", version=f"tablectl {__version__}", help="print the version"
+    )
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     p = sub.add_parser("run", help="the table daemon on the configured backends")
-    p.add_argument("--config", type=Path, required=True)
+    p.add_argument("--config", type=Path, required=True, help=CONFIG_HELP)
     p.set_defaults(func=cmd_run)
 
-    p = sub.add_parser("sim", help="a whole simulated table against a local broker")
-    p.add_argument("--config", type=Path, default=None)
-    p.add_argument("--profile", default=None)
-    p.add_argument("--script", type=Path, default=None, help="a dealing script (trace format)")
-    p.add_argument("--hands", type=int, default=None, help="demo hands to deal (default 3)")
+    p = sub.add_parser(
+        "sim",
+        help="a whole simulated table against a local broker",
+        description="A whole simulated table: reader-board firmware simulators, the daemon, a "
+        "dealer dealing a cash game, a local mosquitto, the TV service and (--room) the room "
+        "server. Shows a line per hand, progress and a summary; the pages stay up until "
+        "Ctrl-C. Every process and temporary folder it started goes away when it ends.",
+    )
+    p.add_argument(
+        "--config", type=Path, default=None, help=f"{CONFIG_HELP}; default {DEFAULT_SIM_CONFIG}"
+    )
+    p.add_argument("--profile", default=None, help=PROFILE_HELP)
+    p.add_argument(
+        "--script",
+        type=Path,
+        default=None,
+        help="a dealing script (trace format) instead of the demo; its '# profile:' and "
+        "'# game:' headers are honoured",
+    )
+    p.add_argument(
+        "--hands",
+        type=bounded_int(0),
+        default=None,
+        help="demo hands to deal per table ([sim] hands; 0 or none: until Ctrl-C)",
+    )
     p.add_argument(
         "--seed", type=int, default=1, help="demo shuffle seed (table N: the seed + N - 1)"
     )
@@ -450,14 +580,40 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument(
         "--tables",
-        type=int,
+        type=bounded_int(1, 64),
         default=1,
-        help="simulated tables in one run, on one broker: each its own table id (t01, t02, "
-        "...), topics, journal, seed and clock",
+        help="simulated tables in one run, 1 to 64, on one broker: each its own table id "
+        "(t01, t02, ...), topics, journal, seed and clock",
     )
-    p.add_argument("--broker-port", type=int, default=None)
-    p.add_argument("--keep-journal", action="store_true", help="use the configured journal")
-    p.add_argument("--quiet", action="store_true", help="do not print the published messages")
+    p.add_argument(
+        "--json",
+        action="store_true",
+        help="print every published message raw, one per line, instead of the live view",
+    )
+    p.add_argument(
+        "--exit-when-done",
+        action="store_true",
+        help="exit once the hands are dealt (for scripts and tests) instead of keeping the "
+        "pages up until Ctrl-C",
+    )
+    p.add_argument(
+        "--keep-files",
+        action="store_true",
+        help="keep the run's temporary folder (journals, room database) at exit",
+    )
+    p.add_argument(
+        "--broker-port", type=PORT, default=None, help="the local mosquitto's port (default: free)"
+    )
+    p.add_argument(
+        "--keep-journal",
+        action="store_true",
+        help="use the configured [journal] instead of a temporary one (one table)",
+    )
+    p.add_argument(
+        "--quiet",
+        action="store_true",
+        help="do not show the hands (nor, with --json, the published messages)",
+    )
     p.add_argument(
         "--watch-credentials",
         type=Path,
@@ -468,8 +624,15 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--watch-cert", type=Path, default=None, help="the printer's client cert")
     p.add_argument("--watch-key", type=Path, default=None, help="the printer's client key")
     p.add_argument("--no-tv", action="store_true", help="do not start the TV service")
-    p.add_argument("--tv-port", type=int, default=None, help="TV pages port (default 8088)")
-    p.add_argument("--tv-delay", type=float, default=None, help="TV secure delay (default 5 s)")
+    p.add_argument(
+        "--tv-port",
+        type=PORT,
+        default=None,
+        help="TV pages port (default 8088, or a free one, said, when 8088 is taken)",
+    )
+    p.add_argument(
+        "--tv-delay", type=seconds_arg, default=None, help="TV secure delay in s (default 5)"
+    )
     p.add_argument(
         "--room",
         action=argparse.BooleanOptionalAction,
@@ -479,42 +642,53 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_sim)
 
     p = sub.add_parser("tv", help="the TV production service: overlay pages, secure delay, feed")
-    p.add_argument("--config", type=Path, required=True)
+    p.add_argument("--config", type=Path, required=True, help="the TV service's TOML file")
     p.set_defaults(func=cmd_tv)
 
     p = sub.add_parser("replay", help="feed a trace through the engine, print every message")
     p.add_argument(
         "trace", type=Path, help="a trace or journal file, or a journal directory (all segments)"
     )
-    p.add_argument("--config", type=Path, required=True)
-    p.add_argument("--profile", default=None)
-    p.add_argument("--game", default=None, help="nlhe, plhe or flhe instead of [rules] game")
+    p.add_argument("--config", type=Path, required=True, help=CONFIG_HELP)
+    p.add_argument(
+        "--profile", default=None, help=PROFILE_HELP + " (or the trace's '# profile:' header)"
+    )
+    p.add_argument(
+        "--game",
+        default=None,
+        help=f"{', '.join(GAMES)} instead of [rules] game (or the trace's '# game:' header)",
+    )
     p.set_defaults(func=cmd_replay)
 
     p = sub.add_parser("export-phh", help="PHH hand histories of a journal or trace")
     p.add_argument("trace", type=Path, help="a trace or journal file, or a journal directory")
-    p.add_argument("--config", type=Path, required=True)
+    p.add_argument("--config", type=Path, required=True, help=CONFIG_HELP)
     p.add_argument("--out", type=Path, default=Path("."), help="directory for the .phh files")
     p.set_defaults(func=cmd_export_phh)
 
     # `tablectl room --config FILE`, `tablectl room export --phh DIR ...`: parsed by room/cli.py
     p = sub.add_parser(  # every argument, options included, goes to room/cli.py
-        "room", help="the room server (docs/room.md)", add_help=False, prefix_chars="\x00"
+        "room",
+        help="the room server and its tools (tablectl room --help)",
+        add_help=False,
+        prefix_chars="\x00",
     )
-    p.add_argument("rest", nargs=argparse.REMAINDER)
+    p.add_argument("rest", nargs=argparse.REMAINDER, help="the room server's arguments")
     p.set_defaults(func=cmd_room)
 
     p = sub.add_parser("register-deck", help="register a deck's 52 tags, one card at a time")
-    p.add_argument("--config", type=Path, required=True)
+    p.add_argument("--config", type=Path, required=True, help=CONFIG_HELP)
     p.add_argument("--out", type=Path, required=True, help="deck file to write")
-    p.add_argument("--deck-id", required=True)
+    p.add_argument("--deck-id", required=True, help="the deck's id (letters, digits, - and _)")
     p.add_argument(
         "--antenna",
         default=None,
         help="antenna the cards are read on (default: 'register' if the card "
         "reader has one, else 'muck')",
     )
-    p.add_argument("--timeout", type=float, default=600.0, help="give up after this long")
+    p.add_argument(
+        "--timeout", type=positive_seconds, default=600.0, help="give up after this many s"
+    )
     p.add_argument(
         "--simulate",
         action="store_true",
@@ -523,9 +697,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_register_deck)
 
     p = sub.add_parser("antennas", help="show live which antenna of a reader reads which tag")
-    p.add_argument("--config", type=Path, required=True)
-    p.add_argument("--reader", default="cards", choices=["cards", "chips"])
-    p.add_argument("--seconds", type=float, default=None, help="stop after this long")
+    p.add_argument("--config", type=Path, required=True, help=CONFIG_HELP)
+    p.add_argument(
+        "--reader", default="cards", choices=["cards", "chips"], help="which reader board"
+    )
+    p.add_argument("--seconds", type=positive_seconds, default=None, help="stop after this many s")
     p.add_argument(
         "--simulate", action="store_true", help="sim backend: walk a tag across every antenna"
     )

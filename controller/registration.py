@@ -11,9 +11,22 @@ from pathlib import Path
 from controller.errors import RegistryError
 from controller.registry import CARDS, DECK_SIZE, REGISTRY_ID_RE, is_uid, write_deck
 
-# Chips per denomination in the simulated chip set (examples/chips/sim-chips.toml).
-SIM_CHIP_COUNTS: dict[int, int] = {25: 60, 100: 60, 500: 60, 1000: 60, 5000: 60, 25000: 60}
+# Chips per denomination in the simulated chip set (examples/chips/sim-chips.toml): a cash
+# table's float at blinds 100/200, sized for the demo of `tablectl sim` (about twice the
+# most of each value it had on the table at once in 8,000 measured hands, docs/registries.md).
+SIM_CHIP_COUNTS: dict[int, int] = {
+    1: 50,
+    5: 50,
+    25: 60,
+    100: 300,
+    500: 60,
+    1000: 120,
+    5000: 80,
+    25000: 30,
+}
 SIM_CHIP_COLOURS: dict[int, str] = {
+    1: "white",
+    5: "red",
     25: "green",
     100: "black",
     500: "purple",

@@ -1,4 +1,5 @@
-"""The room server's HTTP API (FastAPI; OpenAPI docs at /docs), read-only without a token.
+"""The room server's HTTP API (FastAPI; OpenAPI docs at /docs and /redoc, served offline),
+read-only without a token.
 
 `create_app` builds the application from a `RoomContext`. The routes live on routers
 (`api_router` for JSON under /api; the monitor's pages and assets come from
@@ -17,6 +18,7 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, FastAPI, HTTPException, Query, Request
 from fastapi.responses import PlainTextResponse, StreamingResponse
+from fastapi_offline import FastAPIOffline
 
 from controller import __version__
 from room.deps import Ctx, RoomContext, context, require_token
@@ -239,7 +241,10 @@ async def live(request: Request) -> StreamingResponse:
 
 def create_app(ctx: RoomContext, *, extra_routers: Iterable[APIRouter] = ()) -> FastAPI:
     """The application: the JSON API, the monitor's pages and assets, further routers."""
-    app = FastAPI(
+    # Swagger UI (/docs) and ReDoc (/redoc) from fastapi-offline's copies: no CDN
+    app = FastAPIOffline(
+        favicon_url="/static/favicon.svg",
+        redoc_url=None,  # /redoc: room/pages.py (its page may fetch nothing from elsewhere)
         title=f"tablectl room server ({ctx.config.name})",
         version=__version__,
         description="Every table's events, hands, PHH hand histories and statistics.",

@@ -43,23 +43,37 @@ def _migrate(args: argparse.Namespace) -> int:
     return 0
 
 
+def _port(text: str) -> int:
+    try:
+        port = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a port number: {text!r}") from None
+    if not 1 <= port <= 65535:
+        raise argparse.ArgumentTypeError(f"must be 1 to 65535, not {port}")
+    return port
+
+
 def build_parser() -> argparse.ArgumentParser:
     """`tablectl room [--config FILE]`, `tablectl room export|migrate ...`."""
     parser = argparse.ArgumentParser(
         prog="tablectl room", description="The room server (docs/room.md)."
     )
     parser.add_argument("--config", type=Path, required=True, help="the room server's TOML file")
-    parser.add_argument("--port", type=int, default=None, help="HTTP port (default: [http] port)")
+    parser.add_argument(
+        "--port", type=_port, default=None, help="HTTP port, 1 to 65535 (default: [http] port)"
+    )
     parser.add_argument("-v", "--verbose", action="store_true", help="debug logging")
     parser.set_defaults(func=_serve)
     sub = parser.add_subparsers(dest="action")
-    p = sub.add_parser("export", help="write every completed hand as a PHH file")
+    p = sub.add_parser(
+        "export", help="write every completed hand as a PHH file (read-only: never creates)"
+    )
     p.add_argument("--phh", type=Path, required=True, help="directory for the .phh files")
-    p.add_argument("--config", type=Path, required=True)
-    p.add_argument("--table", default=None, help="only this table")
+    p.add_argument("--config", type=Path, required=True, help="the room server's TOML file")
+    p.add_argument("--table", default=None, help="only this table (an error if the room has none)")
     p.set_defaults(func=_export)
     p = sub.add_parser("migrate", help="create or upgrade the database schema, then exit")
-    p.add_argument("--config", type=Path, required=True)
+    p.add_argument("--config", type=Path, required=True, help="the room server's TOML file")
     p.set_defaults(func=_migrate)
     return parser
 

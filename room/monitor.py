@@ -93,11 +93,12 @@ def pot(state: dict[str, Any]) -> int:
 
 
 def seated(state: dict[str, Any]) -> int:
-    """Players in a seat."""
+    """Players in a seat with chips: a busted player (status `out`, no chips) is not
+    counted, nor is an empty seat."""
     return sum(
         1
         for s in (state.get("seats") or {}).values()
-        if s.get("player") and s.get("status") != "empty"
+        if s.get("player") and s.get("status") not in ("empty", "out")
     )
 
 

@@ -10,10 +10,11 @@ from pathlib import Path
 from typing import Annotated, Any
 from urllib.parse import quote, urlencode
 
-from fastapi import APIRouter, Depends, FastAPI, HTTPException, Query
-from fastapi.responses import HTMLResponse
+from fastapi import APIRouter, Depends, FastAPI, HTTPException, Query, Request
+from fastapi.responses import FileResponse, HTMLResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, Field
+from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from room import render
 from room.charts import line_chart
@@ -32,6 +33,14 @@ class Acknowledgement(BaseModel):
     """Who acknowledges an alert."""
 
     by: str = Field(min_length=1, max_length=64, pattern=r"^[^\x00-\x1f\x7f]+$")
+
+
+class BulkAcknowledgement(Acknowledgement):
+    """Who acknowledges which alerts: every open one of a table and kind, or `ids`."""
+
+    table: str | None = Field(default=None, max_length=64)
+    kind: str | None = Field(default=None, max_length=64)
+    ids: list[int] | None = Field(default=None, max_length=1000)
 
 
 def tiles(ctx: RoomContext, now: float, only: str | None = None) -> list[dict[str, Any]]:
@@ -73,8 +82,18 @@ def _room(ctx: RoomContext) -> str:
     return render.room_fragment(tiles(ctx, time.time()))
 
 
-def _alerts(ctx: RoomContext, table: str | None, kind: str | None, limit: int) -> str:
-    return render.alerts_fragment(ctx.store.table_alerts(table or None, kind or None, limit))
+def _alerts(
+    ctx: RoomContext,
+    table: str | None,
+    kind: str | None,
+    limit: int,
+    group: bool = True,
+    open_only: bool = False,
+) -> str:
+    alerts = ctx.store.table_alerts(table or None, kind or None, limit)
+    if open_only:
+        alerts = [a for a in alerts if a.get("acknowledged_by") is None]
+    return render.alerts_fragment(alerts, group=group)
 
 
 def _table(ctx: RoomContext, table: str) -> str:
@@ -112,15 +131,36 @@ def room_page(ctx: Ctx) -> str:
     return _page(ctx, "Room", _room(ctx), "/", "/fragments/room")
 
 
+Flags = Annotated[list[str] | None, Query(max_length=2)]
+
+
+def _flag(values: list[str] | None, default: bool) -> bool:
+    """A checkbox in the URL: its last value (a hidden 0 comes before a ticked 1)."""
+    return default if not values else values[-1] in ("1", "true", "on")
+
+
 @router.get("/alerts", response_class=HTMLResponse)
-def alerts_page(ctx: Ctx, table: Name = None, kind: Name = None, limit: Limit = 200) -> str:
-    """Every table's alerts, newest first (the latest `limit`), by table and kind."""
+def alerts_page(
+    ctx: Ctx,
+    table: Name = None,
+    kind: Name = None,
+    limit: Limit = 200,
+    group: Flags = None,
+    open: Flags = None,
+) -> str:
+    """Every table's alerts, newest first (the latest `limit`), by table and kind, repeats
+    grouped (`group=0`: one row each), `open=1`: only those not acknowledged. Every filter
+    is in the URL."""
+    grouped, open_only = _flag(group, True), _flag(open, False)
     known = [str(r["table_id"]) for r in ctx.store.tables()]
     kinds = sorted({str(a["payload"].get("type")) for a in ctx.store.table_alerts(limit=1000)})
-    query = urlencode({k: v for k, v in (("table", table), ("kind", kind)) if v} | {"limit": limit})
-    form = render.alerts_filter(known, kinds, table, kind)
+    query = urlencode(
+        {k: v for k, v in (("table", table), ("kind", kind)) if v}
+        | {"limit": limit, "group": int(grouped), "open": int(open_only)}
+    )
+    form = render.alerts_filter(known, kinds, table, kind, group=grouped, open_only=open_only)
     body = f'<h1>Alerts</h1>{form}<div id="feed" data-fragment="/fragments/alerts?{query}">'
-    body += _alerts(ctx, table, kind, limit) + "</div>"
+    body += _alerts(ctx, table, kind, limit, grouped, open_only) + "</div>"
     return _page(ctx, "Alerts", body, "/alerts", None)
 
 
@@ -137,7 +177,8 @@ def replay_page(ctx: Ctx, table: str, hand: int) -> str:
     events = [json.loads(r["payload"]) for r in ctx.store.hand_events(table, hand)]
     if not events:
         raise HTTPException(404, f"no hand {table}.{hand}")
-    body = render.replay_fragment(table, hand, steps(events))
+    before = ctx.store.latest_state_before(table, int(events[0].get("seq") or 0))
+    body = render.replay_fragment(table, hand, steps(events, before))
     return _page(ctx, f"{table} hand {hand}", body, "", None)
 
 
@@ -153,8 +194,15 @@ def room_fragment(ctx: Ctx) -> str:
 
 
 @router.get("/fragments/alerts", response_class=HTMLResponse, include_in_schema=False)
-def alerts_fragment(ctx: Ctx, table: Name = None, kind: Name = None, limit: Limit = 200) -> str:
-    return _alerts(ctx, table, kind, limit)
+def alerts_fragment(
+    ctx: Ctx,
+    table: Name = None,
+    kind: Name = None,
+    limit: Limit = 200,
+    group: Flags = None,
+    open: Flags = None,
+) -> str:
+    return _alerts(ctx, table, kind, limit, _flag(group, True), _flag(open, False))
 
 
 @router.get("/fragments/tables/{table}", response_class=HTMLResponse, include_in_schema=False)
@@ -196,8 +244,77 @@ def acknowledge(ctx: Ctx, alert_id: int, body: Acknowledgement) -> dict[str, Any
     return done
 
 
+#: ReDoc's page may load nothing from elsewhere (its sidebar links a logo on a CDN).
+REDOC_POLICY = (
+    "default-src 'self' blob: data:; script-src 'self' 'unsafe-inline' blob:; "
+    "style-src 'self' 'unsafe-inline'; img-src 'self' data: blob:; worker-src 'self' blob:"
+)
+
+
+@router.get("/redoc", include_in_schema=False)
+def redoc(request: Request) -> HTMLResponse:
+    """ReDoc from fastapi-offline's copy, under a policy that keeps the browser off CDNs."""
+    from fastapi.openapi.docs import get_redoc_html
+    from fastapi_offline.core import _STATIC_PATH  # noqa: F401  (the copy served below)
+
+    page = get_redoc_html(
+        openapi_url="/openapi.json",
+        title=f"{request.app.title} - ReDoc",
+        redoc_js_url="/static-offline-docs/redoc.standalone.js",
+        redoc_favicon_url="/static/favicon.svg",
+        with_google_fonts=False,
+    )
+    return HTMLResponse(
+        bytes(page.body).decode(), headers={"Content-Security-Policy": REDOC_POLICY}
+    )
+
+
+@router.get("/favicon.ico", include_in_schema=False)
+def favicon() -> FileResponse:
+    """The room's icon (browsers ask for /favicon.ico; the pages name the SVG)."""
+    return FileResponse(STATIC / "favicon.svg", media_type="image/svg+xml")
+
+
+async def not_found(request: Request, exc: Exception) -> Response:
+    """404 and the other HTTP errors: JSON for the API (`detail`), a page for people."""
+    assert isinstance(exc, StarletteHTTPException)
+    path = request.url.path
+    wants_json = path.startswith(("/api/", "/fragments/", "/static/", "/openapi"))
+    if wants_json or "text/html" not in request.headers.get("accept", "text/html"):
+        return JSONResponse(
+            {"detail": exc.detail}, status_code=exc.status_code, headers=exc.headers
+        )
+    ctx: RoomContext = request.app.state.ctx
+    title = "Not found" if exc.status_code == 404 else f"Error {exc.status_code}"
+    body = render.error_page(exc.status_code, str(exc.detail), path)
+    html = render.layout(title, ctx.config.name, body, active="", fragment=None)
+    return HTMLResponse(html, status_code=exc.status_code, headers=exc.headers)
+
+
+@router.post("/api/table-alerts/ack", dependencies=[Depends(require_token)])
+def acknowledge_many(ctx: Ctx, body: BulkAcknowledgement) -> dict[str, Any]:
+    """Acknowledge at once every alert not yet acknowledged of a `table` and `kind` (both
+    needed), or the alerts `ids` (the bearer token; `by`: who). The count acknowledged."""
+    who = body.by.strip()
+    if not who:
+        raise HTTPException(422, "by: who acknowledges (a name, not only spaces)")
+    if body.ids is not None:
+        ids = body.ids
+    elif body.table and body.kind:
+        ids = []
+        for alert in ctx.store.table_alerts(body.table, body.kind, limit=100_000):
+            if alert.get("acknowledged_by") is None:
+                ids.append(int(alert["id"]))
+    else:
+        raise HTTPException(422, "give table and kind (every open alert of them), or ids")
+    done = [d for d in (ctx.store.acknowledge(i, who) for i in ids) if d is not None]
+    return {"acknowledged": len(done), "by": who}
+
+
 def install_monitor(app: FastAPI) -> None:
-    """Add the monitor's pages, fragments and static assets (script, style) to `app`."""
+    """Add the monitor's pages, fragments and static assets (script, style) to `app`, and
+    its error pages (HTML for people, JSON under /api)."""
+    app.add_exception_handler(StarletteHTTPException, not_found)
     app.include_router(router)
     app.mount("/static/fonts", StaticFiles(directory=FONTS), name="fonts")
     app.mount("/static", StaticFiles(directory=STATIC), name="static")

@@ -54,11 +54,23 @@ def layout(title: str, room: str, body: str, *, active: str, fragment: str | Non
         '<!doctype html><html lang="en"><head><meta charset="utf-8">'
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
         f"<title>{e(title)} · room {e(room)}</title>"
+        '<link rel="icon" href="/static/favicon.svg" type="image/svg+xml">'
         '<link rel="stylesheet" href="/static/monitor.css">'
         '<script src="/static/monitor.js" defer></script></head><body>'
         f'<header><span class="brand">room {e(room)}</span><nav>{nav}</nav>'
         '<span id="live" class="live off" title="live updates">live</span></header>'
         f'<main id="content"{live}>{body}</main></body></html>'
+    )
+
+
+def error_page(status: int, detail: str, path: str) -> str:
+    """The body of an error page: what was not found, and where to go from here."""
+    head = "Not found" if status == 404 else f"Error {status}"
+    return (
+        f'<h1 class="error-head" data-status="{status}">{e(head)}</h1>'
+        f'<p class="error-detail">{e(detail)}</p><p class="none">{e(path)}</p>'
+        '<p><a href="/">the room</a> · <a href="/alerts">alerts</a> · '
+        '<a href="/dealers">dealers</a> · <a href="/docs">API docs</a></p>'
     )
 
 
@@ -123,12 +135,26 @@ def _options(values: list[str], chosen: str | None, everything: str) -> str:
     return "".join(out)
 
 
-def alerts_filter(tables: list[str], kinds: list[str], table: str | None, kind: str | None) -> str:
-    """The feed's filter form and the acknowledger's name and token (kept in the browser)."""
+def alerts_filter(
+    tables: list[str],
+    kinds: list[str],
+    table: str | None,
+    kind: str | None,
+    *,
+    group: bool = True,
+    open_only: bool = False,
+) -> str:
+    """The feed's filter form (a GET form: every filter is in the page's URL, a link to it
+    shows the same feed) and the acknowledger's name and token (kept in the browser)."""
+    grouped = " checked" if group else ""
+    only = " checked" if open_only else ""
     return (
         '<form class="filters" method="get" action="/alerts">'
         f'<label>table <select name="table">{_options(tables, table, "every table")}</select>'
         f'</label><label>kind <select name="kind">{_options(kinds, kind, "every kind")}</select>'
+        '</label><input type="hidden" name="group" value="0">'
+        f'<label><input type="checkbox" name="group" value="1"{grouped}> group repeats</label>'
+        f'<label><input type="checkbox" name="open" value="1"{only}> only not acknowledged'
         '</label><button type="submit">filter</button></form>'
         '<form class="ack-as" onsubmit="return false"><label>acknowledge as '
         '<input id="ack-name" autocomplete="name" placeholder="your name"></label>'
@@ -137,31 +163,122 @@ def alerts_filter(tables: list[str], kinds: list[str], table: str | None, kind: 
     )
 
 
-def alerts_fragment(alerts: list[dict[str, Any]]) -> str:
-    """Every alert, newest first, with its acknowledgement (or the button to give one)."""
+def span(first: Any, last: Any) -> str:
+    """The time span of a group of alerts: `12:01:03` or `12:01:03-12:04:10 (3 min)`."""
+    if not isinstance(first, int | float) or not isinstance(last, int | float):
+        return NONE
+    if last - first < 1:
+        return clock(last)
+    return f"{clock(first)}&ndash;{clock(last)} ({ago(last - first)})"
+
+
+def group_alerts(alerts: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Repeats grouped: the alerts of one table, kind and hand in one row (newest first),
+    with their count, time span, newest message and how many are not acknowledged."""
+    groups: dict[tuple[str, str, Any], dict[str, Any]] = {}
+    for a in alerts:  # newest first
+        p = a["payload"]
+        key = (str(a["table_id"]), str(p.get("type")), p.get("hand"))
+        g = groups.get(key)
+        if g is None:
+            g = groups[key] = {
+                "table": key[0],
+                "kind": key[1],
+                "hand": key[2],
+                "severity": p.get("severity"),
+                "message": p.get("message"),
+                "messages": set(),
+                "last": a["received_at"],
+                "first": a["received_at"],
+                "ids": [],
+                "open": [],
+                "acked_by": a.get("acknowledged_by"),
+                "acked_at": a.get("acknowledged_at"),
+            }
+        g["first"] = a["received_at"]
+        g["messages"].add(str(p.get("message")))
+        g["ids"].append(int(a["id"]))
+        if a.get("acknowledged_by") is None:
+            g["open"].append(int(a["id"]))
+        elif g["acked_by"] is None:
+            g["acked_by"], g["acked_at"] = a["acknowledged_by"], a["acknowledged_at"]
+    return list(groups.values())
+
+
+def open_by_kind(alerts: list[dict[str, Any]]) -> str:
+    """The alerts not acknowledged, by table and kind, each with its acknowledge-all."""
+    counts: dict[tuple[str, str], int] = {}
+    for a in alerts:
+        if a.get("acknowledged_by") is None:
+            key = (str(a["table_id"]), str(a["payload"].get("type")))
+            counts[key] = counts.get(key, 0) + 1
+    if not counts:
+        return ""
+    rows = "".join(
+        f'<tr data-table="{e(t)}" data-kind="{e(k)}"><td>{e(t)}</td><td>{e(k)}</td>'
+        f'<td class="count">{n}</td><td><button class="ack-all" data-table="{e(t)}" '
+        f'data-kind="{e(k)}">acknowledge all {n}</button></td></tr>'
+        for (t, k), n in sorted(counts.items())
+    )
+    return (
+        '<h2>Not acknowledged</h2><table class="open-alerts"><thead><tr><th>table</th>'
+        f"<th>kind</th><th>open</th><th></th></tr></thead><tbody>{rows}</tbody></table>"
+        "<h2>Feed</h2>"
+    )
+
+
+def alerts_fragment(alerts: list[dict[str, Any]], *, group: bool = True) -> str:
+    """Every alert, newest first, repeats grouped (a count and the time span), with its
+    acknowledgement (or the button to give one), after the acknowledge-all per table and
+    kind."""
     if not alerts:
         return '<p class="empty">no alert</p>'
     rows = []
-    for a in alerts:
-        p = a["payload"]
-        if a.get("acknowledged_by") is not None:
-            ack = (
-                f'<span class="acked">{e(a["acknowledged_by"])} at '
-                f"{clock(a['acknowledged_at'])}</span>"
+    if group:
+        for g in group_alerts(alerts):
+            count = len(g["ids"])
+            others = len(g["messages"]) - 1
+            message = e(g["message"]) + (
+                f' <span class="none">(and {others} other message{"s" if others > 1 else ""})'
+                "</span>"
+                if others > 0
+                else ""
             )
-        else:
-            ack = f'<button class="ack" data-alert="{int(a["id"])}">acknowledge</button>'
-        rows.append(
-            f'<tr class="alert {e(p.get("severity"))}" data-alert-id="{int(a["id"])}" '
-            f'data-table="{e(a["table_id"])}" data-kind="{e(p.get("type"))}">'
-            f"<td>{clock(a['received_at'])}</td><td>{e(a['table_id'])}</td>"
-            f"<td>{e(p.get('hand'))}</td><td>{e(p.get('severity'))}</td>"
-            f"<td>{e(p.get('type'))}</td><td>{e(p.get('message'))}</td><td>{ack}</td></tr>"
-        )
+            if not g["open"]:
+                ack = f'<span class="acked">{e(g["acked_by"])} at {clock(g["acked_at"])}</span>'
+            else:
+                label = "acknowledge" + (f" {len(g['open'])}" if len(g["open"]) > 1 else "")
+                ids = ",".join(str(i) for i in g["open"])
+                ack = f'<button class="ack" data-alerts="{ids}">{label}</button>'
+            repeat = f'<span class="repeat">&times;{count}</span>' if count > 1 else ""
+            rows.append(
+                f'<tr class="alert {e(g["severity"])}" data-alert-id="{g["ids"][0]}" '
+                f'data-count="{count}" data-table="{e(g["table"])}" data-kind="{e(g["kind"])}">'
+                f"<td>{span(g['first'], g['last'])}</td><td>{e(g['table'])}</td>"
+                f"<td>{e(g['hand'])}</td><td>{e(g['severity'])}</td>"
+                f"<td>{e(g['kind'])} {repeat}</td><td>{message}</td><td>{ack}</td></tr>"
+            )
+    else:
+        for a in alerts:
+            p = a["payload"]
+            if a.get("acknowledged_by") is not None:
+                ack = (
+                    f'<span class="acked">{e(a["acknowledged_by"])} at '
+                    f"{clock(a['acknowledged_at'])}</span>"
+                )
+            else:
+                ack = f'<button class="ack" data-alerts="{int(a["id"])}">acknowledge</button>'
+            rows.append(
+                f'<tr class="alert {e(p.get("severity"))}" data-alert-id="{int(a["id"])}" '
+                f'data-count="1" data-table="{e(a["table_id"])}" data-kind="{e(p.get("type"))}">'
+                f"<td>{clock(a['received_at'])}</td><td>{e(a['table_id'])}</td>"
+                f"<td>{e(p.get('hand'))}</td><td>{e(p.get('severity'))}</td>"
+                f"<td>{e(p.get('type'))}</td><td>{e(p.get('message'))}</td><td>{ack}</td></tr>"
+            )
     return (
-        '<table class="feed"><thead><tr><th>time (UTC)</th><th>table</th><th>hand</th>'
-        "<th>severity</th><th>kind</th><th>message</th><th>acknowledged</th></tr></thead>"
-        f"<tbody>{''.join(rows)}</tbody></table>"
+        open_by_kind(alerts) + '<table class="feed"><thead><tr><th>time (UTC)</th><th>table</th>'
+        "<th>hand</th><th>severity</th><th>kind</th><th>message</th><th>acknowledged</th>"
+        f"</tr></thead><tbody>{''.join(rows)}</tbody></table>"
     )
 
 
@@ -235,31 +352,77 @@ def table_fragment(
     )
 
 
+def seat_place(k: int, n: int) -> tuple[float, float]:
+    """Where seat k (from 0) of n sits round the oval table, in percent of the felt's box:
+    the first at the bottom, going round clockwise."""
+    import math
+
+    angle = math.pi / 2 - 2 * math.pi * (k + 0.5) / max(n, 1)
+    return 50 + 44 * math.cos(angle), 50 + 40 * math.sin(angle)
+
+
+STREETS = ("preflop", "flop", "turn", "river", "showdown")
+
+
+def replay_seat(number: str, seat: dict[str, Any], index: int, count: int, button: Any) -> str:
+    """One seat at the replay's table: name, stack, bet in front, cards shown, hand name."""
+    x, y = seat_place(index, count)
+    status = str(seat.get("status") or "")
+    dealer = '<span class="dealer-button">D</span>' if str(button) == number else ""
+    shown = cards(seat["cards"]) if seat.get("cards") else ""
+    name = f'<span class="hand-name">{e(seat["hand_name"])}</span>' if seat.get("hand_name") else ""
+    bet = f'<span class="chips">{money(seat["bet"])}</span>' if seat.get("bet") else ""
+    return (
+        f'<div class="pseat {e(status)}" data-seat="{e(number)}" data-stack="{seat["stack"]}" '
+        f'style="left:{x:.1f}%;top:{y:.1f}%">{dealer}'
+        f'<b class="pname">{e(seat.get("player") or f"seat {number}")}</b>'
+        f'<span class="pstack">{money(seat["stack"])}</span>'
+        f'<span class="pstatus">{e(status) if status in ("folded", "allin") else ""}</span>'
+        f'<div class="pcards">{shown}</div>{name}<div class="pbet">{bet}</div></div>'
+    )
+
+
 def replay_fragment(table: str, hand: int, frames: list[dict[str, Any]]) -> str:
-    """Every step of a hand; the page shows one at a time (prev / next / slider)."""
+    """Every step of a hand at a table-shaped view; the page shows one at a time
+    (previous / next / slider / a street's first step), the PHH file beside it."""
     if not frames:
         return f'<p class="empty">no event stored for hand {hand}</p>'
     steps = []
     for i, f in enumerate(frames):
+        seats = sorted((f.get("seats") or {}).items(), key=lambda kv: int(kv[0]))
+        count = max([9, *(int(n) for n, _ in seats)])
+        places = "".join(
+            replay_seat(n, seat, int(n) - 1, count, f.get("button")) for n, seat in seats
+        )
         shown = "".join(f"<li>seat {e(s)} {cards(c)}</li>" for s, c in sorted(f["shown"].items()))
         last = "".join(f"<li>{e(text)}</li>" for _, text in sorted(f["last"].items()))
         awarded = "".join(f"<li>{e(text)}</li>" for text in f["awarded"])
         steps.append(
-            f'<section class="step" data-step="{i}"{"" if i == 0 else " hidden"}>'
+            f'<section class="step" data-step="{i}" data-street="{e(f.get("street"))}"'
+            f"{'' if i == 0 else ' hidden'}>"
             f'<p class="what">#{e(f["seq"])} <b>{e(f["text"])}</b></p>'
-            f'<div class="board">{cards(f["board"])}</div>'
-            f"<h3>Shown</h3><ul>{shown or '<li>none</li>'}</ul>"
-            f"<h3>Seats' last action</h3><ul>{last or '<li>none</li>'}</ul>"
-            f"<h3>Pots awarded</h3><ul>{awarded or '<li>none</li>'}</ul></section>"
+            f'<div class="felt"><div class="felt-middle"><div class="board">'
+            f"{cards(f['board'])}</div>"
+            f'<div class="pot">pot <b data-pot="{int(f.get("pot") or 0)}">'
+            f"{money(f.get('pot') or 0)}</b> · {e(f.get('street'))}</div></div>{places}</div>"
+            '<div class="step-lists">'
+            f"<div><h3>Shown</h3><ul>{shown or '<li>none</li>'}</ul></div>"
+            f"<div><h3>Seats' last action</h3><ul>{last or '<li>none</li>'}</ul></div>"
+            f"<div><h3>Pots awarded</h3><ul>{awarded or '<li>none</li>'}</ul></div></div>"
+            "</section>"
         )
+    present = [s for s in STREETS if any(f.get("street") == s for f in frames)]
+    jumps = "".join(f'<button class="jump" data-jump="{s}">{s}</button>' for s in present)
+    phh = f"/api/hands/{quote(table)}.{hand}.phh"
     return (
         f'<h1>Table <a href="/tables/{quote(table)}">{e(table)}</a>, hand {hand}</h1>'
         f'<div class="replay" data-steps="{len(frames)}"><div class="controls">'
         '<button data-go="-1">◀ previous</button>'
         f'<input type="range" min="0" max="{len(frames) - 1}" value="0" class="slider">'
-        '<button data-go="1">next ▶</button> <span class="position"></span></div>'
+        '<button data-go="1">next ▶</button> <span class="position"></span>'
+        f'<span class="jumps">{jumps}</span>'
+        f'<a class="phh" href="{phh}">hand history (PHH)</a></div>'
         f"{''.join(steps)}</div>"
-        f'<p><a href="/api/hands/{quote(table)}.{hand}.phh">hand history (PHH)</a></p>'
     )
 
 

@@ -1,6 +1,7 @@
 """A stored hand as steps for the monitor's replay, and events in words (public cards only).
 
-Each step is the table after one event: the board, the hands the rules turned face up,
+Each step is the table after one event: every seat (name, stack, bet in front, status,
+the cards the rules turned face up and their hand's name), the pot, the board, the street,
 each seat's last action, the pots awarded so far, and the event described for people.
 """
 
@@ -74,27 +75,123 @@ def describe(event: dict[str, Any]) -> str:
     return f"{words}{rule}" + (f": {str(detail).replace('_', ' ')}" if detail else "")
 
 
-def steps(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """The table after each event of a hand."""
+def _seats_before(state: dict[str, Any] | None) -> dict[str, dict[str, Any]]:
+    """The seats as the hand found them (the table's last state before it)."""
+    seats: dict[str, dict[str, Any]] = {}
+    for number, seat in ((state or {}).get("seats") or {}).items():
+        if isinstance(seat, dict) and seat.get("player"):
+            seats[str(number)] = {
+                "player": str(seat["player"]),
+                "stack": int(seat.get("stack") or 0),
+                "bet": 0,
+                "status": "out" if not seat.get("stack") else "waiting",
+                "cards": [],
+                "hand_name": None,
+            }
+    return seats
+
+
+def _seat(seats: dict[str, dict[str, Any]], number: Any) -> dict[str, Any]:
+    key = str(number)
+    if key not in seats:
+        seats[key] = {
+            "player": None,
+            "stack": 0,
+            "bet": 0,
+            "status": "active",
+            "cards": [],
+            "hand_name": None,
+        }
+    return seats[key]
+
+
+def _collect(seats: dict[str, dict[str, Any]]) -> int:
+    """The bets in front of the seats gathered into the pot: how much."""
+    total = 0
+    for seat in seats.values():
+        total += int(seat["bet"])
+        seat["bet"] = 0
+    return total
+
+
+def steps(
+    events: list[dict[str, Any]], before: dict[str, Any] | None = None
+) -> list[dict[str, Any]]:
+    """The table after each event of a hand (`before`: the table's state before the hand,
+    for the players' names and stacks)."""
     board: list[str] = []
     shown: dict[str, list[str]] = {}
     last: dict[str, str] = {}
     awarded: list[str] = []
+    seats = _seats_before(before)
+    opening = {k: int(v["stack"]) for k, v in seats.items()}
+    pot = 0
+    street = "preflop"
+    button: Any = None
     out = []
     for raw in events:
         e = public(raw)
         kind = e.get("type")
-        if kind == "board_dealt":
+        if kind == "hand_started":
+            button = e.get("button")
+            for n in e.get("seats") or []:
+                _seat(seats, n)["status"] = "active"
+        elif kind == "posted" and e.get("seat") is not None:
+            seat = _seat(seats, e["seat"])
+            amount = int(e.get("amount") or e.get("ante") or 0)
+            seat["stack"] -= amount
+            if e.get("blind"):
+                seat["bet"] += amount
+            else:
+                pot += amount
+        elif kind == "action" and e.get("seat") is not None:
+            seat = _seat(seats, e["seat"])
+            action = e.get("action")
+            if action == "fold":
+                seat["status"] = "folded"
+            elif action != "check":
+                total = int(e.get("amount") or 0)
+                seat["stack"] -= max(0, total - int(seat["bet"]))
+                seat["bet"] = max(total, int(seat["bet"]))
+                if action == "allin" or seat["stack"] <= 0:
+                    seat["status"] = "allin"
+        elif kind == "board_dealt":
+            pot += _collect(seats)
+            street = str(e.get("street") or street)
             board = list(e.get("board") or [*board, *(e.get("cards") or [])])
+        elif kind == "uncalled_bet_returned" and e.get("seat") is not None:
+            seat = _seat(seats, e["seat"])
+            back = int(e.get("amount") or 0)
+            taken = min(back, int(seat["bet"]))
+            seat["bet"] -= taken
+            pot -= back - taken
+            seat["stack"] += back
         elif kind == "misdeal":
-            board, last = [], {}
-        elif kind in ("hands_tabled", "pot_awarded"):
+            board, last, pot, street = [], {}, 0, "preflop"
+            for key, seat in seats.items():
+                seat["bet"] = 0
+                seat["stack"] = opening.get(key, seat["stack"])
+        elif kind in ("hands_tabled", "pot_awarded", "showdown"):
+            if kind != "hands_tabled":
+                pot += _collect(seats)
+                street = "showdown" if e.get("showdown") or kind == "showdown" else street
             for s, value in (e.get("showdown") or {}).items():
                 cards = value.get("cards") if isinstance(value, dict) else value
                 if cards:
                     shown[str(s)] = list(cards)
+                    _seat(seats, s)["cards"] = list(cards)
+                if isinstance(value, dict) and value.get("rank"):
+                    _seat(seats, s)["hand_name"] = str(value["rank"])
         if kind == "pot_awarded":
             awarded.append(describe(e))
+            for s, share in (e.get("shares") or {}).items():
+                _seat(seats, s)["stack"] += int(share)
+            pot = max(0, pot - int(e.get("amount") or 0))
+        if kind == "hand_completed":
+            for s, stack in (e.get("stacks") or {}).items():
+                _seat(seats, s)["stack"] = int(stack)
+            _collect(seats)
+            pot = 0
         if kind in ("action", "posted") and e.get("seat") is not None:
             last[str(e["seat"])] = describe(e)
         out.append(
@@ -102,10 +199,14 @@ def steps(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
                 "seq": e.get("seq"),
                 "type": kind,
                 "text": describe(e),
+                "street": street,
+                "button": button,
+                "pot": pot,
                 "board": list(board),
                 "shown": {k: list(v) for k, v in shown.items()},
                 "last": dict(last),
                 "awarded": list(awarded),
+                "seats": {k: dict(v, cards=list(v["cards"])) for k, v in seats.items()},
             }
         )
     return out

@@ -40,14 +40,22 @@ def hand_phh(store: Store, table: str, hand: int) -> PhhHand | None:
     return build_phh(messages)
 
 
-def _dealer(store: Store, table: str, started: dict[str, Any]) -> dict[str, Any] | None:
+def _dealer(
+    store: Store, table: str, started: dict[str, Any], events: list[dict[str, Any]]
+) -> dict[str, Any] | None:
+    """Who dealt the hand: the dealer at its start, the last one badged in before it, or
+    the one who badged in as it started (the first `dealer_changed` of the hand)."""
     dealer = started.get("dealer")
     if isinstance(dealer, dict):
         return dealer
     rows = store.events_of_type(table, "dealer_changed", before_seq=int(started["seq"]))
     if rows:
         found = json.loads(rows[0]["payload"]).get("dealer")
-        return found if isinstance(found, dict) else None
+        if isinstance(found, dict):
+            return found
+    for event in events:
+        if event.get("type") == "dealer_changed" and isinstance(event.get("dealer"), dict):
+            return dict(event["dealer"])
     return None
 
 
@@ -59,7 +67,7 @@ def summarize(store: Store, table: str, hand: int) -> dict[str, Any] | None:
     if started is None:
         return None
     completed = next((e for e in events if e.get("type") == "hand_completed"), None)
-    dealer = _dealer(store, table, started)
+    dealer = _dealer(store, table, started, events)
     counts = {kind: sum(1 for e in events if e.get("type") == kind) for kind in SUMMARY_TYPES}
     row: dict[str, Any] = {
         "table_id": table,

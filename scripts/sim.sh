@@ -3,7 +3,10 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
-# Arguments go to `tablectl sim`. Both are safe at any value:
+# Arguments go to `tablectl sim` (`tablectl sim --help` explains each). It shows a line per
+# hand and the URLs; the pages stay up until Ctrl-C, which stops everything it started.
+#   --hands N   deal N hands (default: a cash game until Ctrl-C); --json: raw messages.
+# Both are safe at any value:
 #   --speed N   pace of simulated time: 1 (real time), 10, 100, or max (as fast as the
 #               machine goes); the same --seed deals the same game at every speed.
 #   --tables N  N simulated tables (t01, t02, ...) on the one broker, each with its own

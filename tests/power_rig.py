@@ -179,6 +179,8 @@ def traced_sim(
         str(script),
         "--keep-journal",
         "--quiet",
+        "--json",
+        "--exit-when-done",
         "--speed",
         str(speed),
     ]

@@ -34,9 +34,12 @@
     check: "checks", call: "calls", bet: "bets", raise: "raises to", fold: "folds",
     allin: "is all in",
   };
-  function actionTag(a) {
+  // The amount shows once: in the tag only while no bet lies in front of the seat (the
+  // bet chip beside the tag shows it, action's `amount` being the seat's total in front).
+  function actionTag(a, withAmount) {
     if (!a) return "";
-    const amount = a.amount && a.action !== "fold" && a.action !== "check" ? " " + chips(a.amount) : "";
+    const priced = withAmount && a.amount && a.action !== "fold" && a.action !== "check";
+    const amount = priced ? " " + chips(a.amount) : "";
     return a.action === "allin" ? "" : `<span class="tag">${esc(a.action)}${amount}</span>`;
   }
 
@@ -51,7 +54,7 @@
     if (s.won) act += `<span class="tag won">wins ${chips(s.won)}</span>`;
     else if (s.status === "allin") act += '<span class="tag allin">all in</span>';
     else if (s.status === "folded") act += '<span class="tag">fold</span>';
-    else act += actionTag(s.action);
+    else act += actionTag(s.action, !s.bet);
     if (s.bet) act += `<span class="bet">${chips(s.bet)}</span>`;
     let eq = "";
     if (s.equity !== null && s.equity !== undefined) {

@@ -61,20 +61,37 @@
     name.addEventListener("change", () => localStorage.setItem("monitor.name", name.value));
     token.addEventListener("change", () => localStorage.setItem("monitor.token", token.value));
     const error = document.getElementById("ack-error");
-    document.addEventListener("click", async (ev) => {
-      const button = ev.target.closest("button.ack");
-      if (!button) return;
-      error.textContent = "";
-      if (!name.value.trim()) { error.textContent = "give your name first"; name.focus(); return; }
-      const response = await fetch(`/api/table-alerts/${button.dataset.alert}/ack`, {
+    async function post(url, body) {
+      const response = await fetch(url, {
         method: "POST",
         headers: { "Content-Type": "application/json", Authorization: `Bearer ${token.value}` },
-        body: JSON.stringify({ by: name.value.trim() }),
+        body: JSON.stringify({ by: name.value.trim(), ...body }),
       });
       if (!response.ok) {
         error.textContent = response.status === 401 ? "wrong token" : `refused (${response.status})`;
-        return;
+        return false;
       }
+      return true;
+    }
+    document.addEventListener("click", async (ev) => {
+      const button = ev.target.closest("button.ack, button.ack-all");
+      if (!button) return;
+      error.textContent = "";
+      if (!name.value.trim()) { error.textContent = "give your name first"; name.focus(); return; }
+      button.disabled = true;
+      let ok;
+      if (button.classList.contains("ack-all")) {
+        // every alert not acknowledged of this table and kind, in one request
+        ok = await post("/api/table-alerts/ack", {
+          table: button.dataset.table, kind: button.dataset.kind,
+        });
+      } else {
+        const ids = button.dataset.alerts.split(",").map(Number);
+        ok = ids.length === 1
+          ? await post(`/api/table-alerts/${ids[0]}/ack`, {})
+          : await post("/api/table-alerts/ack", { ids });
+      }
+      if (!ok) { button.disabled = false; return; }
       schedule(0);
     });
   }
@@ -97,6 +114,11 @@
     replay.addEventListener("click", (ev) => {
       const go = ev.target.closest("[data-go]");
       if (go) show(at + Number(go.dataset.go));
+      const jump = ev.target.closest("[data-jump]");
+      if (jump) {  // the first step of that street
+        const first = steps.findIndex((s) => s.dataset.street === jump.dataset.jump);
+        if (first >= 0) show(first);
+      }
     });
     slider.addEventListener("input", () => show(Number(slider.value)));
     document.addEventListener("keydown", (ev) => {

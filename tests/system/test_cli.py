@@ -27,7 +27,9 @@ def tablectl(*args: str, timeout: float = 100) -> subprocess.CompletedProcess[st
 
 
 def test_sim_runs_a_whole_table_on_a_local_broker() -> None:
-    result = tablectl("sim", "--hands", "2", "--speed", "5", "--seed", "3")
+    result = tablectl(
+        "sim", "--hands", "2", "--speed", "5", "--seed", "3", "--json", "--exit-when-done"
+    )
     assert result.returncode == 0, result.stderr
     out = result.stdout
     assert "local mosquitto on 127.0.0.1:" in out

@@ -127,3 +127,33 @@ def test_latest_status_and_event_per_table_make_the_tiles(store: Store, tmp_path
     shown = tiles(RoomContext(config, store), 1005.0)  # the helper's messages came at 1000.0
     assert [(t["table"], t["link"]) for t in shown] == [("t01", "offline"), ("t02", "online")]
     assert [b.kind for b in shown[0]["banners"]] == ["offline"]
+
+
+def test_the_dealer_who_badged_in_as_the_first_hand_started_dealt_it(store: Store) -> None:
+    """The demo's dealer taps the badge as hand 1 starts: hand 1 is hers, not a phantom
+    "(no dealer badge)" dealer's; and a busted player is not counted on the tile."""
+    from room.dealers import UNKNOWN
+    from room.monitor import seated
+    from room.summary import summarize
+    from tests.system.test_room_store import _demo_messages
+
+    messages = _demo_messages(3)
+    store.write(
+        Batch(
+            events=[_event("t01", e) for topic, e in messages if topic == "events"],
+            messages=[_message("t01", "state", p) for topic, p in messages if topic == "state"],
+        )
+    )
+    changed = [e for topic, e in messages if topic == "events" and e["type"] == "dealer_changed"]
+    assert changed and changed[0]["hand"] == 1  # badged in during hand 1
+    rows = [summarize(store, "t01", n) for n in (1, 2, 3)]
+    names = {r["dealer_name"] for r in rows if r is not None}
+    assert names == {changed[0]["dealer"]["name"]} and UNKNOWN not in names
+    state = {
+        "seats": {
+            "1": {"player": "Alice", "stack": 0, "status": "out"},
+            "2": {"player": "Bruno", "stack": 900, "status": "waiting"},
+            "3": {"player": None, "stack": 0, "status": "empty"},
+        }
+    }
+    assert seated(state) == 1

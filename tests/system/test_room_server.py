@@ -191,3 +191,39 @@ def test_room_export_writes_every_completed_hand(room: Room, tmp_path: Path) -> 
         assert history.table == "t01" and history.seats is not None
         assert list(list(history)[-1].stacks) == history.finishing_stacks
     assert "2 hand(s) written" in done.stdout
+
+
+def test_room_export_only_reads_and_refuses_what_is_not_there(room: Room, tmp_path: Path) -> None:
+    import re
+    import subprocess
+
+    from tests.table_rig import tablectl
+
+    for event in demo_script(room.daemon.config, 1, 8):
+        room.daemon.submit(event)
+    _wait_hands(room, 1)
+    config = room.server.config.path
+    text = config.read_text()
+
+    def export(conf: Path, *extra: str) -> subprocess.CompletedProcess[str]:
+        out = tmp_path / "export"
+        args = [*tablectl(), "room", "export", "--phh", str(out), "--config", str(conf), *extra]
+        return subprocess.run(args, capture_output=True, text=True, timeout=120)
+
+    done = export(config, "--table", "t09")
+    assert done.returncode == 2 and "has no table 't09' (tables: t01)" in done.stderr
+    other = tmp_path / "other-room.toml"
+    other.write_text(re.sub(r'(?m)^name = ".*"$', 'name = "elsewhere"', text))
+    done = export(other)
+    assert done.returncode == 2
+    assert (
+        f"room 'elsewhere' has no table in this database (rooms in it: {room.server.config.name})"
+        in done.stderr
+    )
+    missing = tmp_path / "typo" / "room.db"
+    mistyped = tmp_path / "mistyped.toml"
+    mistyped.write_text(re.sub(r'(?m)^url = ".*"$', f'url = "sqlite:///{missing}"', text))
+    done = export(mistyped)
+    assert done.returncode == 2 and f"no database at {missing}" in done.stderr
+    assert not missing.exists() and not missing.parent.exists()  # nothing created
+    assert not (tmp_path / "export").exists()

@@ -10,11 +10,14 @@ import pytest
 
 from tests.table_rig import ROOT, tablectl
 
+#: Scripts and tests: the raw messages, and exit once the hands are dealt.
+SCRIPTED = ["--json", "--exit-when-done"]
+
 
 @pytest.mark.timeout(240)
 def test_sim_starts_the_room_server_and_prints_its_url() -> None:
     proc = subprocess.Popen(
-        [*tablectl(), "sim", "--room", "--hands", "2", "--speed", "10", "--quiet"],
+        [*tablectl(), "sim", "--room", "--hands", "2", "--speed", "10", "--quiet", *SCRIPTED],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 import subprocess
 import time
@@ -11,21 +12,26 @@ import pytest
 
 from tests.table_rig import ROOT, tablectl
 
+#: Scripts and tests: the raw messages, exit once the hands are dealt, keep the journals
+#: (in the test's own temporary folder: TMPDIR).
+SCRIPTED = ["--json", "--exit-when-done", "--keep-files"]
+
 SPEEDS = ("1", "10", "100", "max")
 AUTO_ID = re.compile(r"auto-[0-9a-f]{8}-")  # a room command's id names its run at random
 
 
-def _sim(speed: str) -> tuple[list[str], list[str], float]:
+def _sim(speed: str, tmp: Path) -> tuple[list[str], list[str], float]:
     """One demo hand (seed 5) at `speed`, through the sim's own mosquitto: the messages the
     watcher received from the broker (status left out: it carries the wall clock), the
     journal's lines after its header, and the run's wall time."""
     start = time.monotonic()
     done = subprocess.run(
-        [*tablectl(), "sim", "--no-tv", "--hands", "1", "--seed", "5", "--speed", speed],
+        [*tablectl(), "sim", "--no-tv", "--hands", "1", "--seed", "5", "--speed", speed, *SCRIPTED],
         capture_output=True,
         text=True,
         timeout=120,
         cwd=ROOT,
+        env={**os.environ, "TMPDIR": str(tmp)},
     )
     took = time.monotonic() - start
     assert done.returncode == 0, done.stderr[-3000:]
@@ -42,8 +48,8 @@ def _sim(speed: str) -> tuple[list[str], list[str], float]:
 
 
 @pytest.mark.timeout(200)
-def test_sim_same_seed_same_game_at_speed_1_10_100_and_max() -> None:
-    runs = {speed: _sim(speed) for speed in SPEEDS}
+def test_sim_same_seed_same_game_at_speed_1_10_100_and_max(tmp_path: Path) -> None:
+    runs = {speed: _sim(speed, tmp_path) for speed in SPEEDS}
     received, journal, _took = runs["1"]
     assert sum('"hand_completed"' in line for line in received) == 1
     assert any(line.startswith("holecards ") for line in received)
@@ -61,14 +67,15 @@ def test_sim_same_seed_same_game_at_speed_1_10_100_and_max() -> None:
 
 
 @pytest.mark.timeout(200)
-def test_sim_tables_run_many_tables_on_one_broker_with_the_room_server() -> None:
+def test_sim_tables_run_many_tables_on_one_broker_with_the_room_server(tmp_path: Path) -> None:
     options = ["--tables", "3", "--hands", "1", "--seed", "4", "--speed", "max"]
     done = subprocess.run(
-        [*tablectl(), "sim", "--room", "--no-tv", "--quiet", *options],
+        [*tablectl(), "sim", "--room", "--no-tv", "--quiet", *SCRIPTED, *options],
         capture_output=True,
         text=True,
         timeout=180,
         cwd=ROOT,
+        env={**os.environ, "TMPDIR": str(tmp_path)},
     )
     assert done.returncode == 0, done.stderr[-3000:]
     found_journals = re.findall(r"^journal: (\S+) \(table (\S+)\)$", done.stdout, re.M)
@@ -98,4 +105,4 @@ def test_sim_tables_refuses_a_count_it_cannot_run() -> None:
         cwd=ROOT,
     )
     assert done.returncode != 0
-    assert "--tables: 1 to 64, not 0" in done.stderr
+    assert "--tables: must be 1 to 64, not 0" in done.stderr

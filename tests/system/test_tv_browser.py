@@ -221,7 +221,22 @@ def test_overlay_shows_cards_only_after_the_delay_and_the_preview_never(
     studio.assert_preview_clean(secret)
 
     studio.rig.clock.advance(5)
-    studio.deal(events[flop : turn - 1])  # the flop, a bet and two calls
+    bet = next(
+        i
+        for i, e in enumerate(events)
+        if i > flop and isinstance(e, TagIn) and e.antenna.startswith("bet")
+    )
+    settled = next(i for i, e in enumerate(events) if i > bet and isinstance(e, Tick))
+    studio.deal(events[flop : settled + 1])  # the flop and its bet, not yet called
+    # a bet's amount shows once: on the chips in front, not in the action tag as well
+    seats = preview.page.eval_on_selector_all(
+        ".seat",
+        "ss => ss.map(s => [(s.querySelector('.tag') || {}).innerText || '',"
+        " (s.querySelector('.bet') || {}).innerText || ''])",
+    )
+    priced = [(tag, chips) for tag, chips in seats if chips]
+    assert len(priced) == 1 and priced[0][0].upper() == "BET", seats
+    studio.deal(events[settled + 1 : turn - 1])  # the two calls
     studio.on_air(D - 0.01)  # the flop is not on air yet...
     assert overlay.face_cards("#board") == []
     assert preview.face_cards("#board") == ["Qs", "Jd", "4d"]  # ...but live on the preview

@@ -178,3 +178,22 @@ label = "Feature table"
         output, _ = proc.communicate(timeout=30)
     assert proc.returncode == 0, output
     assert "overlay http://127.0.0.1" in output and "secure delay 30 s" in output
+
+
+def test_tablectl_tv_says_its_port_is_taken_and_never_moves(tmp_path: Path) -> None:
+    import socket
+
+    port = free_port()
+    path = write(tmp_path, BASE.replace("[tv]\n", f"[tv]\nport = {port}\n", 1))
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", port))
+        taken.listen()
+        done = subprocess.run(
+            tablectl("tv", "--config", str(path)),
+            capture_output=True,
+            text=True,
+            timeout=60,
+            cwd=ROOT,
+        )
+    assert done.returncode == 2
+    assert f"the TV pages cannot listen on 127.0.0.1:{port}" in done.stderr

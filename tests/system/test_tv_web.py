@@ -171,6 +171,13 @@ def test_without_a_token_the_delay_cannot_be_changed() -> None:
 def test_unknown_tables_and_bad_messages_are_refused_without_harm(rig: TvRig) -> None:
     assert rig.http.get("/overlay/t99").status_code == 404
     assert rig.http.get("/preview/t99").status_code == 404
+    # a person's browser gets a page saying so, with the tables there are; JSON otherwise
+    missing = rig.http.get("/overlay/t99", headers={"Accept": "text/html"})
+    assert missing.status_code == 404 and "<h1>Not found</h1>" in missing.text
+    assert 'href="/overlay/t01"' in missing.text
+    assert rig.http.get("/feed/t99.json").json()["detail"]
+    icon = rig.http.get("/favicon.ico")
+    assert icon.status_code == 200 and icon.headers["content-type"].startswith("image/svg")
     page = rig.http.get("/overlay/t01")
     assert page.status_code == 200 and 'data-ws="/feed/t01"' in page.text
     before = rig.service.desk.bad_messages

@@ -19,6 +19,7 @@ DRIVER_CORE = frozenset({"controller.errors", "controller.inputs"})
 DEVICE_WIRING = {
     "controller/devices.py": ("drivers", "firmware_sim"),  # the backends and their drivers
     "controller/cli.py": ("firmware_sim",),  # the `sim` command's dealer and script player
+    "controller/simdemo.py": ("firmware_sim",),  # the demo's dealer and hand plans
 }
 #: The shell's modules that do I/O (devices, files, sockets, clocks, threads).
 SHELL = (
@@ -36,6 +37,8 @@ SHELL = (
     "recovery",
     "register_deck",
     "sdnotify",
+    "simdemo",
+    "simview",
     "staff_sync",
     "supervision",
 )

@@ -9,6 +9,7 @@ import pytest
 from controller.errors import RegistryError
 from controller.registration import (
     SIM_CHIP_COLOURS,
+    SIM_CHIP_COUNTS,
     DeckRegistration,
     generate_sim_chips,
     generate_sim_deck,
@@ -188,10 +189,11 @@ def test_write_deck_refuses_invalid_mapping_and_leaves_file_alone(tmp_path: Path
 def test_example_sim_chips_load_and_match_generator() -> None:
     chips = load_chips(SIM_CHIPS)
     assert chips.id == "sim-chips"
-    assert len(chips) == 6 * 60
+    assert len(chips) == sum(SIM_CHIP_COUNTS.values()) == 750
     assert chips.value_of("04C00000250001") == 25
-    assert chips.value_of("04C00250000060") == 25000
-    assert chips.value_of("04C00250000061") is None
+    assert chips.value_of("04C00001000300") == 100
+    assert chips.value_of("04C00250000030") == 25000
+    assert chips.value_of("04C00250000031") is None
     assert chips.denominations == SIM_CHIP_COLOURS
     assert chips.as_dict() == generate_sim_chips()
     assert SIM_CHIPS.read_text(encoding="utf-8") == format_chips(

@@ -4,6 +4,7 @@ dealers' figures, the chart, and the markup (escaped)."""
 from __future__ import annotations
 
 import datetime
+import itertools
 import re
 from pathlib import Path
 from typing import Any
@@ -12,7 +13,7 @@ import pytest
 
 from controller.errors import ConfigError
 from room import render
-from room.charts import line_chart
+from room.charts import LABEL_WIDTH, line_chart
 from room.config import Shift, StatsConfig, load_room_config
 from room.dealers import UNKNOWN, shift_hours
 from room.monitor import (
@@ -204,8 +205,29 @@ def test_the_chart_is_svg_with_whole_hands_and_escaped_names() -> None:
     assert svg.startswith("<svg") and svg.endswith("</svg>")
     assert "<b>" not in svg and "&lt;b&gt;Maria&lt;/b&gt;" in svg
     ticks = re.findall(r'text-anchor="end">([^<]+)<', svg)
-    assert ticks == ["0", "2", "4", "6", "8"]
+    assert ticks == ["0", "1", "2", "3", "4", "5"]
     assert svg.count("<circle") == 3
+
+
+@pytest.mark.parametrize(
+    ("hands", "ticks"),
+    [
+        (10, ["0", "2", "4", "6", "8", "10"]),
+        (100, ["0", "20", "40", "60", "80", "100"]),
+        (1000, ["0", "200", "400", "600", "800", "1,000"]),
+    ],
+)
+def test_the_chart_is_readable_at_10_100_and_1000_hands(hands: int, ticks: list[str]) -> None:
+    labels = [f"{h:02d}:00" for h in range(24)]  # a whole day's shift, an hour each
+    dealers = {f"Dealer {i}": [hands * ((h + i) % 3) // 2 for h in range(24)] for i in range(14)}
+    svg = line_chart(dealers, labels, title="hands")
+    assert re.findall(r'text-anchor="end">([^<]+)<', svg) == ticks  # round steps, no overlap
+    label = r'<text x="([0-9.]+)" y="[0-9.]+" text-anchor="middle"'
+    xs = [float(x) for x in re.findall(label, svg)]
+    assert len(xs) >= 6 and xs[-1] > xs[0]
+    assert min(b - a for a, b in itertools.pairwise(xs)) >= LABEL_WIDTH  # apart
+    assert "23:00" in svg  # the last hour is labelled
+    assert svg.count('class="series"') == 14 and "+4 more" in svg  # the legend fits
 
 
 def test_hands_per_hour_of_the_shift_per_dealer() -> None:
@@ -260,7 +282,7 @@ def test_the_markup_escapes_what_the_tables_send() -> None:
         "payload": {"type": "x", "severity": "warning", "message": "<script>alert(1)</script>"},
     }
     feed = render.alerts_fragment([row])
-    assert "<script>" not in feed and 'data-alert="5"' in feed
+    assert "<script>" not in feed and 'data-alerts="5"' in feed
     acked = render.alerts_fragment([{**row, "acknowledged_by": "Giulia", "acknowledged_at": NOW}])
     assert "Giulia at" in acked and "button" not in acked
 

@@ -1,0 +1,226 @@
+"""The demo `tablectl sim` deals: a cash game that never ends by itself, on a chip set.
+
+Nine players sit with a buy-in; a player who runs low rebuys between hands, and a player
+who has won five buy-ins racks up and leaves, a new player taking the seat. The chips are
+the table's chip set, the chip registry's tags: a bet is pushed in the fewest chips (the
+dealer colours up), each chip is taken from the rack and goes back when the hand is over,
+so no tag is ever in two places and a demo of any length reads clean on the real boards.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+import random
+from collections import deque
+from collections.abc import Iterator
+
+from controller.config import Config
+from controller.trace import Badge, Command, Event, TagIn, TagOut
+
+log = logging.getLogger("tablectl.sim")
+
+#: The buy-in, and the stack below which a player rebuys (tops up to the buy-in).
+BUY_IN, REBUY_BELOW = 20_000, 2_000
+#: A player whose stack passes this racks up and leaves; a new player takes the seat.
+CASH_OUT_ABOVE = 5 * BUY_IN
+#: The blinds of the demo.
+BLINDS = (100, 200, 0)
+#: The chips of a value in the rack when the config names no chip registry.
+DEFAULT_RACK = 400
+#: About one hand in this many starts with a dealing error the dealer then puts right,
+#: after the first CLEAN_START hands (a demo, or a short test run, starts clean).
+ERROR_EVERY, CLEAN_START = 25, 5
+
+FIRST_NAMES = (
+    "Alice",
+    "Bruno",
+    "Chiara",
+    "Dario",
+    "Elena",
+    "Fabio",
+    "Giulia",
+    "Hugo",
+    "Irene",
+    "Jonas",
+)
+#: Who takes a seat a player left, in turn.
+NEW_NAMES = (
+    "Karin",
+    "Luca",
+    "Marta",
+    "Nico",
+    "Olga",
+    "Pietro",
+    "Quinn",
+    "Rosa",
+    "Sven",
+    "Tina",
+    "Ugo",
+    "Vera",
+    "Walter",
+    "Xenia",
+    "Yann",
+    "Zoe",
+)
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Chip:
+    """A chip of the set: a registered tag (`uid`), or a named chip of a trace."""
+
+    value: int
+    uid: str | None = None
+    name: str | None = None
+
+
+class ChipRack:
+    """The table's chips by value: a chip is taken for a push and comes back at hand end."""
+
+    def __init__(self, config: Config, size: int | None = None) -> None:
+        from controller.registry import load_chips
+
+        self.racks: dict[int, deque[Chip]] = {}
+        self.registered = config.registries.chips is not None
+        if config.registries.chips is not None:
+            for uid, value in load_chips(config.registries.chips).items():
+                self.racks.setdefault(value, deque()).append(Chip(value, uid=uid.upper()))
+        self.size = size or DEFAULT_RACK
+        self.minted = 0
+        self.out: dict[str, Chip] = {}  # the dealer's chip id -> the chip it is this hand
+        self.most_out: dict[int, int] = {}
+
+    def _rack(self, value: int) -> deque[Chip]:
+        rack = self.racks.get(value)
+        if rack is None:  # a value the registry has not (or no registry): named chips
+            rack = deque(Chip(value, name=f"c{value}-{i:04d}") for i in range(1, self.size + 1))
+            self.racks[value] = rack
+        return rack
+
+    def take(self, dealer_id: str, value: int) -> Chip:
+        """The chip the dealer's chip `dealer_id` is this hand (taken from the rack)."""
+        chip = self.out.get(dealer_id)
+        if chip is not None:
+            return chip
+        rack = self._rack(value)
+        if rack:
+            chip = rack.popleft()
+        else:  # the set is too small for this table: say so, and go on with a named chip
+            self.minted += 1
+            if self.minted == 1:
+                log.warning("the chip set has too few chips of %s for the demo", value)
+            chip = Chip(value, name=f"extra-{value}-{self.minted}")
+        self.out[dealer_id] = chip
+        taken = sum(1 for c in self.out.values() if c.value == value)
+        self.most_out[value] = max(self.most_out.get(value, 0), taken)
+        return chip
+
+    def give_back(self) -> None:
+        """Every chip of the hand back in its rack (the order they were taken)."""
+        for chip in self.out.values():
+            if chip.uid is not None or (chip.name and not chip.name.startswith("extra-")):
+                self._rack(chip.value).append(chip)
+        self.out.clear()
+
+    def event(self, event: Event) -> Event:
+        """A dealer's chip movement as the set's chip (its tag uid, or its name)."""
+        if not isinstance(event, TagIn | TagOut) or event.chip is None or event.value is None:
+            return event
+        chip = self.take(event.chip, event.value)
+        if chip.uid is not None:
+            return dataclasses.replace(event, chip=None, value=None, uid=chip.uid)
+        return dataclasses.replace(event, chip=chip.name)
+
+
+def demo_events(
+    config: Config, hands: int | None, seed: int, *, chip_set: int | None = None
+) -> Iterator[Event]:
+    """The demo's events, made as they are played: seat every seat, then `hands` random,
+    legal hands of a cash game (None: without end). Chips come from the chip registry's
+    set (`chip_set`: the chips of a value when the config has no registry)."""
+    from controller.replay import build_engine
+    from firmware_sim.dealer import DealerClock, TableDealer, seat_players
+    from firmware_sim.plans import random_hand
+
+    seats = list(config.seat_numbers)
+    shadow = build_engine(config)
+    for event in seat_players(
+        [(s, FIRST_NAMES[(s - 1) % len(FIRST_NAMES)], BUY_IN) for s in seats],
+        BLINDS,
+        button=seats[-1],
+    ):
+        shadow.apply(event)
+        yield event
+    rng = random.Random(seed)
+    mistakes = random.Random(f"dealing errors {seed}")  # apart: the hands stay the seed's
+    dealer = TableDealer(DealerClock(0.5), settle=config.rules.settle_seconds)
+    rack = ChipRack(config, chip_set)
+    badge = _demo_dealer_badge(config)
+    newcomers = 0
+    number = 0
+    while hands is None or number < hands:
+        between: list[Event] = []
+        t = dealer.clock.t
+        for n, seat in sorted(shadow.seats.items()):
+            if seat.player is None:
+                continue
+            if seat.stack > CASH_OUT_ABOVE:  # racks up and leaves; someone new sits down
+                name = NEW_NAMES[newcomers % len(NEW_NAMES)]
+                if newcomers >= len(NEW_NAMES):
+                    name += f" {newcomers // len(NEW_NAMES) + 1}"
+                newcomers += 1
+                between += [
+                    Command(t, "unseat", {"seat": n}),
+                    Command(t, "seat", {"seat": n, "player": name, "stack": BUY_IN}),
+                ]
+            elif seat.stack < REBUY_BELOW:  # a rebuy, up to the buy-in
+                between.append(Command(t, "stack", {"seat": n, "stack": BUY_IN}))
+        for event in between:
+            shadow.apply(event)
+        dealt = [rack.event(e) for e in random_hand(shadow, dealer, rng)]
+        if mistakes.random() < 1 / ERROR_EVERY and number >= CLEAN_START:
+            dealt = first_card_to_the_wrong_seat(dealt)
+        rack.give_back()
+        dealer.events.clear()  # the dealer's record of the hand: given back, not kept
+        dealer.serial = 0  # its chip ids name this hand's chips only (the rack's are kept)
+        if number == 0 and badge is not None and dealt:
+            # The dealer taps the badge in as the first hand starts (dealer push, rule 23).
+            t = dealt[0].t
+            dealt[1:1] = [Badge(t, badge), Badge(t, badge, removed=True)]
+        for event in dealt:
+            shadow.apply(event)
+        yield from between + dealt
+        dealer.clock.step(1.0)
+        number += 1
+
+
+def first_card_to_the_wrong_seat(hand: list[Event]) -> list[Event]:
+    """The hand with its first hole card pitched to the seat after the right one: the
+    table declares the misdeal (rule 35A-2), the dealer takes the card back and deals the
+    hand again, card for card (rule 35-C). A hand with fewer than three seats is kept."""
+    cards = [
+        (i, e) for i, e in enumerate(hand) if isinstance(e, TagIn) and e.antenna.startswith("seat")
+    ]
+    seats = list(dict.fromkeys(e.antenna for _, e in cards))
+    if len(seats) < 3:
+        return hand
+    i, first = cards[0]
+    assert isinstance(first, TagIn)
+    wrong = dataclasses.replace(first, antenna=seats[1])
+    back = TagOut(first.t, seats[1], card=first.card)
+    return [*hand[:i], wrong, back, *hand[i:]]
+
+
+def demo_script(config: Config, hands: int, seed: int) -> list[Event]:
+    """The built-in demo as a list: seat every seat, then deal `hands` hands."""
+    return list(demo_events(config, hands, seed))
+
+
+def _demo_dealer_badge(config: Config) -> str | None:
+    """The first dealer's badge uid, on a table with a simulated badge reader."""
+    if config.badge.backend != "sim" or config.badge.staff is None:
+        return None
+    from controller.staff import load_staff
+
+    dealers = [m for m in load_staff(config.badge.staff).members() if m.role == "dealer"]
+    return dealers[0].uid if dealers else None
