@@ -244,7 +244,8 @@ def create_app(ctx: RoomContext, *, extra_routers: Iterable[APIRouter] = ()) -> 
     # Swagger UI (/docs) and ReDoc (/redoc) from fastapi-offline's copies: no CDN
     app = FastAPIOffline(
         favicon_url="/static/favicon.svg",
-        redoc_url=None,  # /redoc: room/pages.py (its page may fetch nothing from elsewhere)
+        docs_url=None,  # /docs and /redoc: room/pages.py, each under its own page policy
+        redoc_url=None,
         title=f"tablectl room server ({ctx.config.name})",
         version=__version__,
         description="Every table's events, hands, PHH hand histories and statistics.",
