@@ -22,9 +22,9 @@ from pathlib import Path
 
 from controller.config import Config
 from controller.errors import JournalError
-from controller.messages import HOLECARDS, Message
+from controller.messages import HOLECARDS, HOLEKEYS, Message
 from controller.resend import _lines, journal_files
-from controller.seal import HOLEKEYS, TableSeal
+from controller.seal import TableSeal
 
 #: The request topics under the prefix (`tvreq/<kind>`).
 KINDS = ("holecards", "holekeys")
