@@ -391,6 +391,29 @@ def cmd_export_phh(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_verify(args: argparse.Namespace) -> int:
+    """`tablectl verify JOURNAL_OR_EXPORT [--config FILE]`: 0 when the signed chain holds."""
+    from controller.verify import config_verifier, lines_of, table_of, verify_path
+
+    verifier = config_verifier(args.config, table_of(args.path)) if args.config else None
+    report = verify_path(args.path, verifier)
+    for line in lines_of(report):
+        print(line, file=sys.stdout if report.ok else sys.stderr)
+    return 0 if report.ok else 1
+
+
+def cmd_keygen(args: argparse.Namespace) -> int:
+    """`tablectl keygen --out FILE`: the table's Ed25519 key pair (FILE private, FILE.pub)."""
+    from controller.chain import generate_keys, public_key_path
+
+    signer = generate_keys(args.out)
+    print(
+        f"keygen: {args.out} (private, 0600), {public_key_path(args.out)} (register it "
+        f"with the room); key id {signer.key_id}"
+    )
+    return 0
+
+
 def cmd_room(args: argparse.Namespace) -> int:
     """`tablectl room ...`: the room server and its tools (room/cli.py parses the rest)."""
     from room.cli import main as room_main
@@ -496,6 +519,15 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--config", type=Path, required=True)
     p.add_argument("--out", type=Path, default=Path("."), help="directory for the .phh files")
     p.set_defaults(func=cmd_export_phh)
+
+    p = sub.add_parser("verify", help="a journal, room export or PHH file against the signed chain")
+    p.add_argument("path", type=Path, help="a journal (file or directory), export or .phh file")
+    p.add_argument("--config", type=Path, default=None, help="table or room file naming the key")
+    p.set_defaults(func=cmd_verify)
+
+    p = sub.add_parser("keygen", help="make the table's signing key pair (docs/security.md)")
+    p.add_argument("--out", type=Path, required=True, help="private key file (.pub beside it)")
+    p.set_defaults(func=cmd_keygen)
 
     # `tablectl room --config FILE`, `tablectl room export --phh DIR ...`: parsed by room/cli.py
     p = sub.add_parser(  # every argument, options included, goes to room/cli.py

@@ -72,9 +72,9 @@ def parse_request(kind: str, payload: bytes) -> HoleRequest:
     return HoleRequest(kind, first, last)
 
 
-def find_hole_records(paths: list[Path], first: int, last: int) -> tuple[
-    dict[int, Message], dict[int, Message]
-]:
+def find_hole_records(
+    paths: list[Path], first: int, last: int
+) -> tuple[dict[int, Message], dict[int, Message]]:
     """The journaled sealed `holecards` and `holekeys` messages with `first <= seq <= last`,
     by seq (the first record of a seq wins), as published."""
     cards: dict[int, Message] = {}

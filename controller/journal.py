@@ -46,9 +46,7 @@ HEADER_RE = re.compile(
     r"^# tablectl-journal v1 epoch=(?P<epoch>[0-9.]+) table=(?P<table>\S+)"
     r"(?: segment=(?P<segment>[1-9][0-9]*))?(?: prev=(?P<prev>[0-9a-f]{64}))?$"
 )
-SEGMENT_RE = re.compile(
-    r"^journal-(?P<epoch>[0-9]+)-(?P<number>[0-9]{6,})\.jsonl(?P<gz>\.gz)?$"
-)
+SEGMENT_RE = re.compile(r"^journal-(?P<epoch>[0-9]+)-(?P<number>[0-9]{6,})\.jsonl(?P<gz>\.gz)?$")
 GZ = ".gz"  # a closed segment, compressed once the next one is active
 CHECKPOINT = "checkpoint"
 #: Bytes read at a time when a closed segment is gzipped: small buffers, reused by the heap.
