@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
 from controller.errors import TableError
+from room.chain import RoomChain
 from room.config import RoomConfig
 from room.store import open_store
 from room.summary import hand_phh
@@ -43,3 +45,46 @@ def export_phh(
     finally:
         store.close()
     return written, skipped
+
+
+def export_events(
+    config: RoomConfig, out: Path, *, table: str | None = None
+) -> list[tuple[Path, int]]:
+    """Write `<table>.events` per table: the stored events in seq order, as published, for
+    `tablectl verify`; [(file, events)]."""
+    store = open_store(config.database, config.name)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise TableError(f"{out}: {exc.strerror or exc}") from exc
+    chain = RoomChain(store, config.keys.directory)
+    done: list[tuple[Path, int]] = []
+    try:
+        tables = [table] if table else [str(t["table_id"]) for t in store.tables()]
+        for name in tables:
+            path = out / f"{name}.events"
+            done.append((path, chain.export(name, path)))
+    finally:
+        store.close()
+    return done
+
+
+def verify_tables(config: RoomConfig, *, table: str | None = None) -> Iterator[tuple[str, bool]]:
+    """Audit every table's stored chain (room/chain.py); a room alert for each break.
+    Yields (line to print, ok)."""
+    from controller.verify import lines_of
+
+    store = open_store(config.database, config.name)
+    chain = RoomChain(store, config.keys.directory)
+    try:
+        tables = [table] if table else [str(t["table_id"]) for t in store.tables()]
+        for name in tables:
+            report = chain.audit(name)
+            if not report.ok:
+                store.add_room_alert(
+                    name, "chain_broken", "critical", f"room verify: {report.broken}"
+                )
+            for line in lines_of(report):
+                yield line, report.ok
+    finally:
+        store.close()

@@ -20,6 +20,7 @@ from room.charts import line_chart
 from room.dealers import shift_hours
 from room.deps import Ctx, RoomContext, require_token
 from room.monitor import public, seat_reads, sort_tiles, tile
+from room.chain import readable
 from room.replay import results, steps
 
 STATIC = Path(__file__).with_name("static")
@@ -138,6 +139,7 @@ def replay_page(ctx: Ctx, table: str, hand: int) -> str:
     if not events:
         raise HTTPException(404, f"no hand {table}.{hand}")
     body = render.replay_fragment(table, hand, steps(events))
+    body += render.readable_fragment(readable(ctx.store, table, hand))  # room/chain.py
     return _page(ctx, f"{table} hand {hand}", body, "", None)
 
 
