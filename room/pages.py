@@ -16,11 +16,11 @@ from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, Field
 
 from room import render
+from room.chain import readable
 from room.charts import line_chart
 from room.dealers import shift_hours
 from room.deps import Ctx, RoomContext, require_token
 from room.monitor import public, seat_reads, sort_tiles, tile
-from room.chain import readable
 from room.replay import results, steps
 
 STATIC = Path(__file__).with_name("static")
