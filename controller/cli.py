@@ -248,7 +248,7 @@ def cmd_sim(args: argparse.Namespace) -> int:
         journal = None
         if not args.keep_journal:
             journal = Path(tempfile.mkdtemp(prefix="tablectl-sim-")) / "sim.journal"
-        cfg = table_config(config, index, journal)
+        cfg = _sim_signing_key(table_config(config, index, journal))
         which = f" (table {cfg.table.id})" if args.tables > 1 else ""
         print(f"journal: {cfg.journal.directory or cfg.journal.path}{which}", flush=True)
         events = load_trace(script) if script else demo_script(cfg, hands, args.seed + index)
@@ -278,7 +278,8 @@ def cmd_sim(args: argparse.Namespace) -> int:
 
             workdir = Path(tempfile.mkdtemp(prefix="tablectl-sim-room-"))
             host = broker.host or "127.0.0.1"
-            room = start_sim_room(config.table.room, host, broker.port, workdir)
+            keys = _sim_public_keys(workdir, [t.config for t in tables])
+            room = start_sim_room(config.table.room, host, broker.port, workdir, keys=keys)
             print(f"room server: {room.url} (API docs: {room.url}docs)", flush=True)
             print(f"room monitor: {room.url} (open it in a browser)", flush=True)
         for table in tables:
@@ -312,6 +313,31 @@ def cmd_sim(args: argparse.Namespace) -> int:
     return 0
 
 
+def _sim_signing_key(cfg: Config) -> Config:
+    """A simulated table without a [seal] signing_key signs its chain with a key made for
+    the run (controller/chain.py), its public half beside it for `tablectl verify`."""
+    if cfg.seal.signing_key is not None:
+        return cfg
+    from controller.chain import generate_keys
+
+    key = Path(tempfile.mkdtemp(prefix="tablectl-sim-key-")) / f"{cfg.table.id}.key"
+    generate_keys(key)
+    return dataclasses.replace(cfg, seal=dataclasses.replace(cfg.seal, signing_key=key))
+
+
+def _sim_public_keys(workdir: Path, configs: Sequence[Config]) -> Path:
+    """The simulated tables' public keys, registered with the sim's room (`<id>.pub`)."""
+    from controller.chain import load_verifier
+
+    keys = workdir / "keys"
+    keys.mkdir(exist_ok=True)
+    for cfg in configs:
+        if cfg.seal.signing_key is not None:
+            pem = load_verifier(cfg.seal.signing_key).pem()
+            (keys / f"{cfg.table.id}.pub").write_text(pem, encoding="ascii")
+    return keys
+
+
 def _watch_prefix(prefix: str, tables: int) -> str:
     """What the printer subscribes to: the table's topics, or the room's for many tables."""
     return prefix if tables == 1 else prefix.rpartition("/")[0] or prefix
@@ -338,7 +364,9 @@ class _SimTable:
 
         player = ScriptPlayer(self.daemon, speed=speed, clock=self.clock)
         self.played = player.play(self.events, stop)
-        player.advance(round(self.daemon.now() + SIM_TAIL, 6))
+        # the timers left running, and every hole-card key still owed (TV shows the cards)
+        tail = max(self.daemon.now() + SIM_TAIL, self.daemon.last_release_due() or 0.0)
+        player.advance(round(tail, 6))
         if self.daemon.publisher is not None:
             self.daemon.publisher.wait_idle(5.0)
 
