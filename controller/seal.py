@@ -114,6 +114,7 @@ class Pending:
     seat: int
     read_t: float
     key: str  # base64
+    count: int  # cards sealed
     delay: float
     at_hand_end: bool
     due: float | None  # None: waits for the hand's end
@@ -126,6 +127,7 @@ class Pending:
             "seat": self.seat,
             "read_t": self.read_t,
             "key": self.key,
+            "count": self.count,
             "delay": self.delay,
             "at_hand_end": self.at_hand_end,
             "due": self.due,
@@ -141,6 +143,7 @@ class Pending:
             seat=int(data["seat"]),
             read_t=float(data["read_t"]),
             key=str(data["key"]),
+            count=int(data.get("count", 0)),
             delay=float(data["delay"]),
             at_hand_end=bool(data["at_hand_end"]),
             due=None if due is None else float(due),
@@ -278,8 +281,9 @@ class TableSeal:
         if at_end and hand > self._s.ended:
             due = None
         seq = int(payload["seq"])
+        count = int(payload.get("count", 0))
         self._s.pending[seq] = Pending(
-            seq, hand, int(payload["seat"]), read_t, key, delay, at_end, due
+            seq, hand, int(payload["seat"]), read_t, key, count, delay, at_end, due
         )
 
     def _extend(self, src: str, message: Message, now: float) -> Record:
@@ -320,7 +324,13 @@ class TableSeal:
         when = round(max(now, p.due if p.due is not None else now), 6)
         waited = p.at_hand_end and p.due is not None and p.due > p.read_t + p.delay + 1e-6
         rule = "hand_end" if waited else "delay"
-        common = {"table": self.table, "hand": p.hand, "seat": p.seat, "seq": p.seq}
+        common = {
+            "table": self.table,
+            "hand": p.hand,
+            "seat": p.seat,
+            "seq": p.seq,
+            "count": p.count,
+        }
         keys = {**common, "key": p.key, "alg": ALG, "to": READER, "read_t": p.read_t, "t": when}
         notice = {
             **common,
