@@ -145,7 +145,9 @@ class TableDesk:
             self._key(payload, arrived)
             return
         if kind == "status":
-            self.holes.status_in(payload.get("holecards_seq"), arrived)
+            self.holes.status_in(
+                payload.get("holecards_seq"), payload.get("holecards_first"), arrived
+            )
         if self.preview_view.apply(kind, payload):
             self._publish_preview()
         self._lookahead(kind, payload)

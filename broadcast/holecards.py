@@ -97,13 +97,18 @@ class HoleCards:
         self._last_key = max(self._last_key, seq)
         return self._open(seq)
 
-    def status_in(self, last_seq: object, now: float) -> None:
-        """The table's `status`: the last hole-card seq it published (a lost tail)."""
-        if isinstance(last_seq, int) and not isinstance(last_seq, bool) and last_seq > 0:
-            if self.base is None:
+    def status_in(self, last_seq: object, first: object, now: float) -> None:
+        """The table's `status`: the last hole-card seq it published (a lost tail) and the
+        first of the hand in progress (where a service that starts mid-hand begins)."""
+        if not isinstance(last_seq, int) or isinstance(last_seq, bool) or last_seq <= 0:
+            return
+        if self.base is None:
+            if isinstance(first, int) and not isinstance(first, bool) and 0 < first <= last_seq:
+                self.base = first  # the hand in progress, from its first hole card
+            else:
                 self.base = last_seq + 1  # only what comes from now on
                 return
-            self._saw(last_seq, now, inclusive=True)
+        self._saw(last_seq, now, inclusive=True)
 
     def _saw(self, seq: int, now: float, *, inclusive: bool = False) -> None:
         """`seq` exists: every seq between the highest known and it that is not here is

@@ -222,8 +222,12 @@ class TableSeal:
 
     def status_fields(self) -> dict[str, Any]:
         """What `status` tells about hole cards: the last hole-card seq published (TV asks
-        for a tail it missed)."""
-        return {"holecards_seq": self._s.hseq}
+        for a tail it missed) and the first of the hand in progress (None between hands: a
+        TV that starts mid-hand asks for the hand's cards from there)."""
+        s = self._s
+        current = max(s.first, default=None)
+        first = s.first[current] if current is not None and current > s.ended else None
+        return {"holecards_seq": s.hseq, "holecards_first": first}
 
     # ------------------------------------------------------------------ the outgoing path
 
