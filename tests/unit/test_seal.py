@@ -127,3 +127,32 @@ def test_the_state_survives_a_segment_and_a_restart() -> None:
     alert = third.refusal([1], 5.0)
     assert alert.payload["type"] == "holekey_refused" and alert.payload["seqs"] == [1]
     assert sealed.key is not None and sealed.key not in json.dumps(alert.payload)
+
+
+def test_what_leaves_the_table_matches_the_schemas(tmp_path: Path) -> None:
+    from controller.schema import validate
+
+    seal = TableSeal("t01", ReleasePolicy(0.0, False), generate_keys(tmp_path / "t.key"))
+    records = seal.outgoing(
+        "engine",
+        [
+            event(
+                1,
+                "hand_started",
+                1,
+                1.0,
+                button=1,
+                small_blind=1,
+                big_blind=2,
+                ante=0,
+                trigger="shuffler",
+            ),
+            holecards(1, 2, ["As", "Kd"], 1.0),
+            event(2, "hand_completed", 1, 2.0, stacks={"2": 5}),
+        ],
+        now=2.0,
+    )
+    assert [r.message.topic for r in records] == [EVENTS, HOLECARDS, EVENTS, HOLEKEYS, RELEASED]
+    for record in records:
+        validate(record.message)
+    validate(holecards(1, 2, ["As", "Kd"], 1.0))  # the engine's, in the clear
