@@ -188,6 +188,7 @@ class TableSeal:
         self._new_key = new_key
         self._s = _State()
         self._chain = EventChain(GENESIS, signer)
+        self._status: dict[str, Any] = {"holecards_seq": 0, "holecards_first": None}
         self.released = 0  # releases made since start
 
     # ------------------------------------------------------------------ reading the state
@@ -223,11 +224,15 @@ class TableSeal:
     def status_fields(self) -> dict[str, Any]:
         """What `status` tells about hole cards: the last hole-card seq published (TV asks
         for a tail it missed) and the first of the hand in progress (None between hands: a
-        TV that starts mid-hand asks for the hand's cards from there)."""
+        TV that starts mid-hand asks for the hand's cards from there). Read from the
+        publisher's thread: a copy made by the loop's."""
+        return dict(self._status)
+
+    def _refresh_status(self) -> None:
         s = self._s
         current = max(s.first, default=None)
         first = s.first[current] if current is not None and current > s.ended else None
-        return {"holecards_seq": s.hseq, "holecards_first": first}
+        self._status = {"holecards_seq": s.hseq, "holecards_first": first}
 
     # ------------------------------------------------------------------ the outgoing path
 
@@ -272,6 +277,7 @@ class TableSeal:
         }
         key_text = base64.b64encode(key).decode()
         self._owe(payload, key_text)
+        self._refresh_status()
         return Record(src, Message(HOLECARDS, payload, message.qos, message.retain), key_text)
 
     def _owe(self, payload: dict[str, Any], key: str) -> None:
@@ -307,6 +313,7 @@ class TableSeal:
         if hand <= self._s.ended:
             return
         self._s.ended = hand
+        self._refresh_status()
         for p in self._s.pending.values():
             if p.due is None and p.hand <= hand:
                 p.due = max(p.read_t + p.delay, now)
@@ -403,6 +410,7 @@ class TableSeal:
                 s.pending[p.seq] = p
         for output in outputs:
             self.observe(output.message, getattr(output, "key", None), float(output.t))
+        self._refresh_status()
 
     def observe(self, message: Message, key: str | None, t: float) -> None:
         """Follow one journaled `out` record (recovery): the seq, chain and releases it
