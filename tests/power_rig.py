@@ -250,17 +250,20 @@ def journal_records(run: TracedRun) -> list[Recorded | Publish]:
 def _nth_record(
     files: Sequence[tuple[int, bytes]], topic: str, payload: bytes, n: int
 ) -> tuple[int, int] | None:
-    """(inode, end offset) of the n-th `out` record of `topic` with exactly `payload`."""
-    tail = b'"payload":' + payload + b"}\n"
+    """(inode, end offset) of the n-th `out` record of `topic` with exactly `payload` (the
+    record's line goes on with a sealed card's `key` and the journal chain's `h`)."""
+    tail = b'"payload":' + payload
     head = b'{"out":' + json.dumps(topic).encode() + b","
     count = 0
     for inode, data in files:
         at = data.find(tail)
         while at >= 0:
             start = data.rfind(b"\n", 0, at) + 1
-            if data.startswith(head, start):
+            after = data[at + len(tail) : at + len(tail) + 1]
+            if data.startswith(head, start) and after in (b",", b"}"):
                 if count == n:
-                    return inode, at + len(tail)
+                    end = data.find(b"\n", at)
+                    return inode, (end + 1) if end >= 0 else len(data)
                 count += 1
             at = data.find(tail, at + 1)
     return None

@@ -42,6 +42,14 @@ def _sim(speed: str) -> tuple[list[str], list[str], float]:
 
 
 @pytest.mark.timeout(200)
+_RANDOM = re.compile(r'"(sealed|key|sig|h)":"[^"]*"')
+
+
+def _fixed(lines: list[str]) -> list[str]:
+    """Lines with their random members (seals, keys, signatures, journal chain) blanked."""
+    return [_RANDOM.sub(r'"\1":"~"', line) for line in lines]
+
+
 def test_sim_same_seed_same_game_at_speed_1_10_100_and_max() -> None:
     runs = {speed: _sim(speed) for speed in SPEEDS}
     received, journal, _took = runs["1"]
@@ -51,9 +59,11 @@ def test_sim_same_seed_same_game_at_speed_1_10_100_and_max() -> None:
     assert any('"event":"tick"' in line for line in journal), "the settle timers fired"
     for speed in SPEEDS[1:]:
         other_received, other_journal, _ = runs[speed]
-        # Every message, its `t` included: game time is simulated, whatever the pace.
-        assert other_received == received, f"--speed {speed} published another game"
-        assert other_journal == journal, f"--speed {speed} journaled another game"
+        # Every message, its `t` included: game time is simulated, whatever the pace (the
+        # hole cards' keys and seals, the run's signing key and the journal's chain over
+        # them are random: set aside; the events chain itself is the same).
+        assert _fixed(other_received) == _fixed(received), f"--speed {speed}: another game"
+        assert _fixed(other_journal) == _fixed(journal), f"--speed {speed}: another journal"
     # The pace is real: speed 1 takes the hand's length, max does not wait for it.
     hand_seconds = float(re.findall(r'"t":([0-9.]+)', journal[-1])[0])
     assert runs["1"][2] >= hand_seconds
