@@ -259,15 +259,24 @@ def replay_path(config: Config, path: Path, out: TextIO, *, verify: bool = True)
     """`replay` of a trace file, a journal file or segment, or a journal directory (all its
     retained segments in order); print every message published, and, when `verify`, check
     the engine's against the journal's `out` records."""
+    from controller.chain import load_verifier
+    from controller.verify import PublishedCheck
+
     segments = read_journal_dir(path) if path.is_dir() else [read_trace_file(path)]
     engine = build_engine(config)
     prefix = config.broker.prefix
     result = ReplayResult()
+    key = config.seal.public_key or config.seal.signing_key
+    check = PublishedCheck(load_verifier(key) if key is not None else None)
     for step, last in flag_last(drive_segments(engine, segments)):
         for message in step.published:
             out.write(message.to_line(prefix) + "\n")
             result.messages += 1
-        problem = step.mismatch(last=last) if verify else None
-        if problem is not None and step.event is not None:
+        if not verify or step.event is None:
+            continue
+        problem = step.mismatch(last=last)
+        if problem is None and step.recorded is not None:
+            problem = check.outputs(f"t={step.event.t}", step.recorded)
+        if problem is not None:
             result.mismatches.append(f"input at t={step.event.t}: {problem}")
     return result

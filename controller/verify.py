@@ -28,7 +28,7 @@ import hashlib
 import json
 import tomllib
 import zlib
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -539,3 +539,41 @@ def lines_of(report: Report) -> Iterator[str]:
         yield f"verify: {report.kind}: the signed chain holds ({counts}; key {report.key})"
     else:
         yield f"verify: {report.kind}: BROKEN at {report.broken}"
+
+
+class PublishedCheck:
+    """What `tablectl replay` checks of a journal's record of what was published, beside the
+    engine's messages (controller/replay.py): the events chain link by link and each
+    hand's signature, each released key against the key journaled with its sealed card,
+    and each release's time against the read and the delay."""
+
+    def __init__(self, verifier: Verifier | None) -> None:
+        self.report = Report("replay", key=verifier.key_id if verifier else None)
+        self.events = EventsCheck(self.report, verifier)
+        self._sealed: dict[int, tuple[dict[str, Any], str | None]] = {}
+
+    def outputs(self, where: str, outputs: Iterable[Any]) -> str | None:
+        """Check a step's `out` records; the first problem found (None: none)."""
+        for output in outputs:
+            message = output.message
+            payload = message.payload
+            if message.topic == "events" and CHAIN in payload:
+                self.events.feed(where, payload)
+            elif message.topic == "holecards" and isinstance(payload.get("seq"), int):
+                self._sealed[int(payload["seq"])] = (payload, output.key)
+            elif message.topic == "holekeys" and isinstance(payload.get("seq"), int):
+                self._release(where, payload)
+            if self.report.broken is not None:
+                broken, self.report.broken = self.report.broken, None
+                return broken
+        return None
+
+    def _release(self, where: str, payload: dict[str, Any]) -> None:
+        seq = int(payload["seq"])
+        sealed, key = self._sealed.get(seq, (None, None))
+        if sealed is None:
+            return  # sealed before what is replayed
+        if key is not None and payload.get("key") != key:
+            self.report.fail(where, f"the key released for hole cards seq {seq} is not theirs")
+        elif float(payload.get("t", 0.0)) + 1e-6 < float(sealed["t"]) + float(sealed["delay"]):
+            self.report.fail(where, f"the key of hole cards seq {seq} was released early")

@@ -245,3 +245,18 @@ def test_the_room_and_verify_find_one_event_changed_in_the_database(
     code, said = verify(tmp_path / "tampered" / "t01.events", toml, capsys)
     assert code == 1 and f" {seq}" in said
     ingest.store.close()
+
+
+def test_replay_checks_the_published_chain_too(tmp_path: Path) -> None:
+    """The engine gives the same events, but the journal's record of what was published
+    says another chain: replay reports it (the chain is verified, not set aside)."""
+    config, _toml = signed_table(tmp_path, directory=False)
+    path = tmp_path / "t01.journal"
+    lines = path.read_text().split("\n")
+    i = next(k for k, line in enumerate(lines) if line.startswith('{"out":"events"'))
+    record = json.loads(split_h(lines[i])[0])
+    record["payload"]["chain"] = "0" * 64
+    lines[i] = json.dumps(record, separators=(",", ":"), ensure_ascii=False)
+    path.write_text("\n".join(lines))
+    result = replay_path(config, path, io.StringIO())
+    assert result.mismatches and "chain" in result.mismatches[0]
