@@ -41,7 +41,6 @@ def _sim(speed: str) -> tuple[list[str], list[str], float]:
     return received, [AUTO_ID.sub("auto-", line) for line in journal[1:]], took
 
 
-@pytest.mark.timeout(200)
 _RANDOM = re.compile(r'"(sealed|key|sig|h)":"[^"]*"')
 
 
@@ -50,6 +49,7 @@ def _fixed(lines: list[str]) -> list[str]:
     return [_RANDOM.sub(r'"\1":"~"', line) for line in lines]
 
 
+@pytest.mark.timeout(200)
 def test_sim_same_seed_same_game_at_speed_1_10_100_and_max() -> None:
     runs = {speed: _sim(speed) for speed in SPEEDS}
     received, journal, _took = runs["1"]
