@@ -241,8 +241,8 @@ def readable(store: Store, table: str, hand: int) -> list[dict[str, Any]]:
     became readable, and to whom."""
     rows = store.query(
         "SELECT payload FROM messages WHERE room = ? AND table_id = ? AND topic = 'released' "
-        "AND payload LIKE ? ORDER BY id",
-        (store.room, table, f'%"hand":{int(hand)},%'),
+        "AND (payload LIKE ? OR payload LIKE ?) ORDER BY id",
+        (store.room, table, f'%"hand":{int(hand)},%', f'%"hand": {int(hand)},%'),
     )
     notices = [json.loads(r["payload"]) for r in rows]
     return sorted(

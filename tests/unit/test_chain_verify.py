@@ -260,3 +260,42 @@ def test_replay_checks_the_published_chain_too(tmp_path: Path) -> None:
     path.write_text("\n".join(lines))
     result = replay_path(config, path, io.StringIO())
     assert result.mismatches and "chain" in result.mismatches[0]
+
+
+def test_the_hand_page_says_when_each_hole_card_became_readable(tmp_path: Path) -> None:
+    """The room stores the release notices (never a key) and its hand page lists them."""
+    from room.chain import readable
+    from room.render import readable_fragment
+
+    ingest, _toml = _ingest(tmp_path)
+    notice = {
+        "table": "t01",
+        "hand": 1,
+        "seat": 3,
+        "seq": 5,
+        "count": 2,
+        "to": "tv",
+        "read_t": 2.5,
+        "rule": "delay",
+        "delay": 30.0,
+        "at_hand_end": False,
+        "t": 32.5,
+    }
+    early = {**notice, "seq": 6, "seat": 4, "t": 10.0}
+    items = [
+        Incoming(
+            "poker/sim/t01/released",
+            json.dumps(n, separators=(",", ":")).encode(),  # as the table publishes
+            0,
+            0,
+            EPOCH + 40,
+        )
+        for n in (notice, early)
+    ]
+    ingest._write(items)
+    stored = readable(ingest.store, "t01", 1)
+    assert [(n["seat"], n["t"]) for n in stored] == [(3, 32.5), (4, 10.0)]
+    html = readable_fragment(stored)
+    assert "Hole cards readable" in html and "32.5 s" in html and ">tv<" in html
+    assert "early_release" in _room_alerts(ingest)  # seat 4's key went 22.5 s too soon
+    ingest.store.close()
