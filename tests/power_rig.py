@@ -357,6 +357,10 @@ def state_records(files: dict[str, bytes]) -> Counter[tuple[str, bytes]]:
         for line in data.split(b"\n")[:-1]:  # the last piece has no newline: torn
             if line.startswith(b'{"out":'):
                 topic = json.loads(line[7 : line.index(b",")])
-                payload = line.rsplit(b'"payload":', 1)[1][:-1]
+                # the payload as published (the record goes on with `key` and `h` after it)
+                record = json.loads(line)
+                payload = json.dumps(
+                    record["payload"], separators=(",", ":"), ensure_ascii=False
+                ).encode()
                 records[(topic, payload)] += 1
     return records

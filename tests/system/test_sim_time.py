@@ -41,7 +41,7 @@ def _sim(speed: str) -> tuple[list[str], list[str], float]:
     return received, [AUTO_ID.sub("auto-", line) for line in journal[1:]], took
 
 
-_RANDOM = re.compile(r'"(sealed|key|sig|h)":"[^"]*"')
+_RANDOM = re.compile(r'"(sealed|key|sig|h|head)":"[^"]*"')
 
 
 def _fixed(lines: list[str]) -> list[str]:
