@@ -52,8 +52,9 @@ daemon = Daemon(config, clock=lambda: EPOCH)
 kwargs = {"signer": daemon.seal.signer} if sealed else {}
 daemon.journal = open_journal(config.journal, "t01", now=EPOCH, **kwargs)
 daemon.epoch = daemon.journal.epoch
-if sealed:
-    daemon.now = lambda: 1e9  # every key due at once: its release is timed with its card
+if sealed:  # every key due at once (the inputs keep their times): timed with its card
+    outgoing = daemon.seal.outgoing
+    daemon.seal.outgoing = lambda src, messages, now: outgoing(src, messages, 1e9)
 per_input, per_message, published = [], [], 0
 cpu0 = time.process_time()
 for event in events:
@@ -117,6 +118,8 @@ def main() -> None:
                 runs["baseline"].append(probe(base, args.hands, fsync, False))
                 runs["sealed"].append(probe(ROOT, args.hands, fsync, True))
             summary: dict[str, Any] = {}
+            hands = {name: {r["hands"] for r in results} for name, results in runs.items()}
+            assert hands["baseline"] == hands["sealed"], f"not the same session: {hands}"
             for name, results in runs.items():
                 hands = results[0]["hands"]
                 summary[name] = {
