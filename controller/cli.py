@@ -251,6 +251,7 @@ def cmd_sim(args: argparse.Namespace) -> int:
         cfg = _sim_signing_key(table_config(config, index, journal))
         which = f" (table {cfg.table.id})" if args.tables > 1 else ""
         print(f"journal: {cfg.journal.directory or cfg.journal.path}{which}", flush=True)
+        print(f"signing key: {cfg.seal.signing_key} (tablectl verify)", flush=True)
         events = load_trace(script) if script else demo_script(cfg, hands, args.seed + index)
         table_broker = dataclasses.replace(cfg.broker, host=broker.host, port=broker.port)
         tables.append(_SimTable(cfg, table_broker, events))
