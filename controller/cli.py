@@ -251,7 +251,7 @@ def cmd_sim(args: argparse.Namespace) -> int:
         cfg = _sim_signing_key(table_config(config, index, journal))
         which = f" (table {cfg.table.id})" if args.tables > 1 else ""
         print(f"journal: {cfg.journal.directory or cfg.journal.path}{which}", flush=True)
-        print(f"signing key: {cfg.seal.signing_key} (tablectl verify)", flush=True)
+        print(f"signing key: {cfg.seal.signing_key} (tablectl verify --key)", flush=True)
         events = load_trace(script) if script else demo_script(cfg, hands, args.seed + index)
         table_broker = dataclasses.replace(cfg.broker, host=broker.host, port=broker.port)
         tables.append(_SimTable(cfg, table_broker, events))
@@ -422,9 +422,12 @@ def cmd_export_phh(args: argparse.Namespace) -> int:
 
 def cmd_verify(args: argparse.Namespace) -> int:
     """`tablectl verify JOURNAL_OR_EXPORT [--config FILE]`: 0 when the signed chain holds."""
+    from controller.chain import load_verifier
     from controller.verify import config_verifier, lines_of, table_of, verify_path
 
     verifier = config_verifier(args.config, table_of(args.path)) if args.config else None
+    if args.key is not None:
+        verifier = load_verifier(args.key)
     report = verify_path(args.path, verifier)
     for line in lines_of(report):
         print(line, file=sys.stdout if report.ok else sys.stderr)
@@ -552,6 +555,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("verify", help="a journal, room export or PHH file against the signed chain")
     p.add_argument("path", type=Path, help="a journal (file or directory), export or .phh file")
     p.add_argument("--config", type=Path, default=None, help="table or room file naming the key")
+    p.add_argument("--key", type=Path, default=None, help="the table's public key file instead")
     p.set_defaults(func=cmd_verify)
 
     p = sub.add_parser("keygen", help="make the table's signing key pair (docs/security.md)")
