@@ -156,3 +156,53 @@ def test_what_leaves_the_table_matches_the_schemas(tmp_path: Path) -> None:
     for record in records:
         validate(record.message)
     validate(holecards(1, 2, ["As", "Kd"], 1.0))  # the engine's, in the clear
+
+
+def test_the_signing_key_is_private_whatever_the_umask(tmp_path: Path) -> None:
+    import os
+    import stat
+
+    from controller.chain import ChainError, load_signer, public_key_path
+
+    old = os.umask(0)
+    try:
+        signer = generate_keys(tmp_path / "keys" / "t01.key")
+    finally:
+        os.umask(old)
+    key = tmp_path / "keys" / "t01.key"
+    assert stat.S_IMODE(key.stat().st_mode) == 0o600
+    assert load_signer(key).key_id == signer.key_id
+    assert public_key_path(key).read_text().startswith("-----BEGIN PUBLIC KEY-----")
+    with pytest.raises(ChainError, match="exists"):
+        generate_keys(key)  # never overwritten
+    key.chmod(0o644)
+    with pytest.raises(ChainError):
+        load_signer(key)  # others may read it: refused, as ssh refuses a private key
+
+
+def test_a_key_asked_for_early_is_refused_and_alerted(tmp_path: Path) -> None:
+    """TV asks on tvreq/holekeys for a key not yet due: nothing is sent, the room is told."""
+    from controller.config import load_config
+    from controller.daemon import Daemon
+    from controller.holeresend import HoleRequest
+    from controller.journal import open_journal
+    from controller.messages import ALERTS
+    from tests.unit.test_journal_rotation import EPOCH, TABLE_TOML, session
+
+    (tmp_path / "t01.toml").write_text(TABLE_TOML + "\n[seal]\ndelay = 3600\n")
+    config = load_config(tmp_path / "t01.toml")
+    daemon = Daemon(config, clock=lambda: EPOCH)
+    daemon.journal = open_journal(config.journal, "t01", now=EPOCH)
+    daemon.epoch = daemon.journal.epoch
+    out = [m for e in session(config, hands=1) for m in daemon.process(e)]
+    sealed = [m.payload["seq"] for m in out if m.topic == HOLECARDS]
+    assert sealed and not [m for m in out if m.topic == HOLEKEYS]  # an hour to go
+    answer = daemon.process(HoleRequest("holekeys", sealed[0], sealed[-1]))
+    assert not [m for m in answer if m.topic == HOLEKEYS]
+    alerts = [m.payload for m in answer if m.topic == ALERTS]
+    assert [a["type"] for a in alerts] == ["holekey_refused"]
+    assert alerts[0]["seqs"] == sealed and alerts[0]["severity"] == "critical"
+    # the sealed cards themselves may be asked for again: the same bytes, still sealed
+    again = daemon.process(HoleRequest("holecards", sealed[0], sealed[-1]))
+    assert [m.payload for m in again] == [m.payload for m in out if m.topic == HOLECARDS]
+    daemon.journal.close()
