@@ -299,3 +299,32 @@ def test_the_hand_page_says_when_each_hole_card_became_readable(tmp_path: Path) 
     assert "Hole cards readable" in html and "32.5 s" in html and ">tv<" in html
     assert "early_release" in _room_alerts(ingest)  # seat 4's key went 22.5 s too soon
     ingest.store.close()
+
+
+def test_a_phh_file_carries_its_signed_chain_and_verify_checks_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from pokerkit import HandHistory
+
+    _config, toml = signed_table(tmp_path, directory=False)
+    out = tmp_path / "phh"
+    assert (
+        cli_main(
+            ["export-phh", str(tmp_path / "t01.journal"), "--config", str(toml), "--out", str(out)]
+        )
+        == 0
+    )
+    capsys.readouterr()
+    first = sorted(out.glob("*.phh"))[0]
+    text = first.read_text()
+    assert "_chain_head = " in text and "_chain_signature = " in text and "_events = [" in text
+    with first.open("rb") as fh:
+        HandHistory.load(fh)  # still a PHH file pokerkit reads
+    assert verify(first, toml, capsys)[0] == 0
+    first.write_text(text.replace("finishing_stacks = [", "finishing_stacks = [1", 1))
+    code, said = verify(first, toml, capsys)
+    assert code == 1 and "finishing_stacks" in said
+    # an event inside it changed: the chain breaks there
+    first.write_text(text.replace('\\"amount\\":', '\\"amount\\":1', 1))
+    code, said = verify(first, toml, capsys)
+    assert code == 1 and "_events[" in said
