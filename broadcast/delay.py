@@ -53,11 +53,26 @@ class DelayLine:
         self._queue: deque[tuple[float, Held]] = deque()
         self._last_release = -math.inf
         self._current_hand: int | None = None
+        self._floor = 0.0  # the table's own release delay: never less than that
 
     @property
     def configured(self) -> float:
         """The delay set last (for hands that start from now on)."""
         return self._delay
+
+    @property
+    def floor(self) -> float:
+        """The table's release delay (its hole-card keys come no sooner): D is never less."""
+        return self._floor
+
+    def set_floor(self, seconds: float) -> None:
+        """The table announced it releases hole-card keys `seconds` after the read: hold
+        everything at least that long, so that the picture and the cards stay together.
+        Only ever raised (at once, like a larger D)."""
+        seconds = min(check_delay(seconds), MAX_DELAY)
+        if seconds > self._floor:
+            self._floor = seconds
+            self._retime()
 
     @property
     def in_force(self) -> float:
@@ -67,7 +82,10 @@ class DelayLine:
     def set_delay(self, seconds: float) -> None:
         """Change D: a larger one applies at once, a smaller one from the next hand."""
         self._delay = check_delay(seconds)
-        # Re-time what is held: nothing may leave earlier than it would have.
+        self._retime()
+
+    def _retime(self) -> None:
+        """Re-time what is held: nothing may leave earlier than it would have."""
         retimed: deque[tuple[float, Held]] = deque()
         last = self._last_release
         for release, held in self._queue:
@@ -77,7 +95,7 @@ class DelayLine:
 
     def _delay_for(self, hand: int | None) -> float:
         fixed = self._hand_delay.get(hand, self._delay) if hand is not None else self._delay
-        return max(fixed, self._delay)
+        return max(fixed, self._delay, self._floor)
 
     def push(self, held: Held) -> float:
         """Hold an input; return the time it will be released."""

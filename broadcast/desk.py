@@ -9,6 +9,13 @@ Per table, every message received is
 3. held in the **delay line** and applied to the **on-air** view (secret) once the
    secure delay has passed; the on-air frames feed `/overlay/<table>` and `/feed/<table>`.
 
+Hole cards arrive sealed (controller/seal.py): a sealed message is kept by the table's
+`HoleCards` (broadcast/holecards.py) and goes through the delay line as it came; its cards
+reach the lookahead and the on-air view only once the table released its key (`holekeys`),
+so nothing about a card is computed or shown before then, whatever D is. The delay line
+holds everything at least as long as the table's own release delay (plus `KEY_MARGIN`), so
+the cards and the rest of the picture go on air together.
+
 Everything here runs on the web server's event loop (one thread); the equity worker's
 thread only reports back through `loop.call_soon_threadsafe`.
 """
@@ -17,21 +24,27 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import json
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from typing import Any
 
 from broadcast.clock import Clock
-from broadcast.delay import DelayLine, Held, check_delay
+from broadcast.delay import MAX_DELAY, DelayLine, Held, check_delay
 from broadcast.equity import Situation
+from broadcast.holecards import HoleCards, Requester
 from broadcast.view import LeakError, TableView
 from broadcast.worker import EquityWorker
+from controller.seal import is_sealed
 
 log = logging.getLogger(__name__)
 
-KINDS = ("state", "events", "holecards", "status")
+KINDS = ("state", "events", "holecards", "holekeys", "status")
+#: Seconds added to the table's release delay: a key's way to the service (and the equity
+#: it lets the service compute) before its cards go on air.
+KEY_MARGIN = 1.0
 
 
 class Channel:
@@ -110,6 +123,10 @@ class TableDesk:
         self.overlay = Channel()
         self.received = 0
         self.leaks_stopped = 0
+        self.refused_clear = 0  # hole cards that came in the clear: never used
+        self.holes = HoleCards()
+        self._onair_due: set[int] = set()  # sealed seqs the delay let through, key awaited
+        self._applied: dict[tuple[str, int, int], int] = {}  # (view, hand, seat) -> seq
         self._prefetched: Situation | None = None
         self._publish_preview()
         self._publish_overlay()
@@ -121,24 +138,102 @@ class TableDesk:
         if kind not in KINDS:
             return
         self.received += 1
-        if kind != "holecards" and self.preview_view.apply(kind, payload):
+        if kind == "holecards":
+            self._sealed(payload, arrived)
+            return
+        if kind == "holekeys":
+            self._key(payload, arrived)
+            return
+        if kind == "status":
+            self.holes.status_in(
+                payload.get("holecards_seq"), payload.get("holecards_first"), arrived
+            )
+        if self.preview_view.apply(kind, payload):
             self._publish_preview()
+        self._lookahead(kind, payload)
+        self.line.push(Held(arrived, _hand_of(kind, payload), kind, payload))
+
+    def _lookahead(self, kind: str, payload: dict[str, Any]) -> None:
         if self.lookahead.apply(kind, payload):
             situation = self.lookahead.situation(true_outs=self.true_outs)
             if situation is not None and situation != self._prefetched:
                 self._prefetched = situation
                 self.worker.prefetch(situation)
-        self.line.push(Held(arrived, _hand_of(kind, payload), kind, payload))
+
+    def _sealed(self, payload: dict[str, Any], arrived: float) -> None:
+        """A sealed hole-card message: kept until its key; through the delay line as it is."""
+        if not is_sealed(payload) or not isinstance(payload.get("seq"), int):
+            self.refused_clear += 1
+            log.critical("table %s: hole cards not sealed: refused", self.spec.id)
+            return
+        delay = payload.get("delay")
+        if isinstance(delay, int | float) and not isinstance(delay, bool):
+            self.line.set_floor(min(float(delay) + KEY_MARGIN, MAX_DELAY))
+        clear = self.holes.sealed_in(payload, arrived)
+        if clear is not None:  # healed after its key came
+            self._opened(clear)
+        self.line.push(Held(arrived, _hand_of("holecards", payload), "holecards", payload))
+
+    def _key(self, payload: dict[str, Any], arrived: float) -> None:
+        """A released key: its cards are known from now on (lookahead, and on air if the
+        delay let its message through already)."""
+        try:
+            clear = self.holes.key_in(payload, arrived)
+        except (KeyError, TypeError, ValueError):
+            return
+        if clear is not None:
+            self._opened(clear)
+
+    def _opened(self, clear: dict[str, Any]) -> None:
+        if self._newer("lookahead", clear):
+            self._lookahead("holecards", clear)
+        seq = int(clear["seq"])
+        if seq in self._onair_due:
+            self._onair_due.discard(seq)
+            if self._newer("onair", clear) and self.onair_view.apply("holecards", clear):
+                self._publish_overlay()
+
+    def _newer(self, view: str, clear: dict[str, Any]) -> bool:
+        """Whether `clear` is the newest read of its seat this view was given (a late key
+        must not take a seat's cards back to an older read)."""
+        where = (view, int(clear["hand"]), int(clear["seat"]))
+        seq = int(clear["seq"])
+        if self._applied.get(where, 0) > seq:
+            return False
+        self._applied[where] = seq
+        if len(self._applied) > 512:
+            for old in sorted(self._applied, key=lambda k: k[1])[:128]:
+                del self._applied[old]
+        return True
+
+    def heal(self, now: float, request: Requester | None) -> int:
+        """Ask the table for hole cards or keys that went missing on the way."""
+        if request is None:
+            return 0
+        return self.holes.heal(now, request)
 
     def pump(self, now: float) -> bool:
         """Release what the secure delay lets through at `now`; True if any was."""
         released = self.line.release(now)
         changed = False
         for held in released:
-            changed |= self.onair_view.apply(held.kind, held.payload)
+            if held.kind == "holecards":
+                changed |= self._onair_holecards(held.payload)
+            else:
+                changed |= self.onair_view.apply(held.kind, held.payload)
         if changed:
             self._publish_overlay()
         return bool(released)
+
+    def _onair_holecards(self, sealed: dict[str, Any]) -> bool:
+        """A sealed message the delay let through: on air with its cards if its key came,
+        else when it comes."""
+        seq = int(sealed["seq"])
+        clear = self.holes.opened.get(seq)
+        if clear is None:
+            self._onair_due.add(seq)
+            return False
+        return self._newer("onair", clear) and self.onair_view.apply("holecards", clear)
 
     def equity_ready(self, situation: Situation) -> None:
         """The worker finished `situation`: redraw on air if that is what it shows."""
@@ -208,6 +303,8 @@ class Desk:
         self._by_prefix = {spec.prefix: spec.id for spec in tables}
         self._wake: asyncio.Event | None = None
         self.bad_messages = 0
+        #: asks a table for hole cards it missed: request(prefix, kind, first, last)
+        self.requester: Callable[[str, str, int, int], None] | None = None
 
     def bind(self, loop: asyncio.AbstractEventLoop) -> None:
         """The event loop the desk runs on (the web server's)."""
@@ -245,11 +342,13 @@ class Desk:
     # -- time -------------------------------------------------------------------------
 
     def pump(self) -> bool:
-        """Release whatever is due now, on every table."""
+        """Release whatever is due now, on every table; ask for hole cards gone missing."""
         now = self.clock.now()
         released = False
         for desk in self.tables.values():
             released |= desk.pump(now)
+            if self.requester is not None:
+                desk.heal(now, functools.partial(self.requester, desk.spec.prefix))
         return released
 
     def next_release(self) -> float | None:

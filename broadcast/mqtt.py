@@ -1,15 +1,18 @@
-"""The TV service's MQTT client: subscribes as the `tv` identity, and never publishes.
+"""The TV service's MQTT client: subscribes as the `tv` identity; publishes only requests.
 
-It subscribes to `state`, `events`, `holecards` and `status` of each configured table
-(QoS 1) and hands every message to a callback, stamped on arrival by the desk. The
-client has no publishing path at all: no `publish` call, no last will (a will is a
-message the broker would publish for it). It uses a clean session (MQTT v5, session
-expiry 0), so the broker never queues hole cards for it while it is away; after a
-reconnection the retained `state` brings the tables back at once.
+It subscribes to `state`, `events`, `holecards`, `holekeys` and `status` of each
+configured table (QoS 1) and hands every message to a callback, stamped on arrival by the
+desk. The one thing it publishes is a table's hole-card requests (`<prefix>/tvreq/...`:
+the hole-card seqs it missed, nothing else, broadcast/holecards.py), which only the `tv`
+identity may publish; no card, no key, no last will (a will is a message the broker would
+publish for it). It uses a clean session (MQTT v5, session expiry 0), so the broker never
+queues hole cards for it while it is away; after a reconnection the retained `state`
+brings the tables back at once.
 """
 
 from __future__ import annotations
 
+import json
 import logging
 import ssl
 import threading
@@ -23,7 +26,7 @@ from controller.config import BrokerConfig
 
 log = logging.getLogger(__name__)
 
-TOPICS = ("state", "events", "holecards", "status")
+TOPICS = ("state", "events", "holecards", "holekeys", "status")
 
 Sink = Callable[[str, bytes], None]
 
@@ -70,6 +73,14 @@ class TvSubscriber:
         self._stopping = True
         self.client.disconnect()
         self.client.loop_stop()
+
+    def request(self, prefix: str, kind: str, first: int, last: int) -> None:
+        """Ask a table for hole cards (`kind` holecards) or keys (holekeys) it missed."""
+        if not self.connected:
+            return
+        body = json.dumps({"from_seq": first, "to_seq": last}, separators=(",", ":"))
+        self.client.publish(f"{prefix}/tvreq/{kind}", body, qos=1)
+        log.info("asked %s for %s %d..%d again", prefix, kind, first, last)
 
     def _on_connect(self, client: mqtt.Client, _u: Any, _f: Any, reason: Any, _p: Any) -> None:
         if reason.is_failure:

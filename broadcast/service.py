@@ -57,6 +57,8 @@ class TvService:
             if broker is not None
             else None
         )
+        if self.subscriber is not None:
+            self.desk.requester = self.subscriber.request
         self.app = create_app(
             self.desk,
             control_token=control_token,

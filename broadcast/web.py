@@ -198,10 +198,14 @@ def create_app(
                     "prefix": t.spec.prefix,
                     "delay": t.line.in_force,
                     "delay_configured": t.line.configured,
+                    "table_release_delay": t.line.floor,
                     "received": t.received,
                     "held": len(t.line),
                     "overlay_followers": t.overlay.followers,
                     "preview_followers": t.preview.followers,
+                    "holecards_missing": t.holes.missing,
+                    "holecards_requests": t.holes.requests,
+                    "holecards_refused_clear": t.refused_clear,
                 }
                 for t in desk.tables.values()
             },

@@ -300,12 +300,15 @@ def cmd_sim(args: argparse.Namespace) -> int:
                 assert run.workdir is not None
                 journal = run.workdir / f"table-{index + 1}" / "sim.journal"
                 journal.parent.mkdir(mode=0o700)
-            cfg = table_config(config, index, journal)
+            assert run.workdir is not None
+            cfg = _sim_signing_key(table_config(config, index, journal), run.workdir)
             which = f" (table {cfg.table.id})" if args.tables > 1 else ""
             where = str(cfg.journal.directory or cfg.journal.path)
             run.files.append((f"journal{which}", where))
+            run.files.append((f"signing key{which}", f"{cfg.seal.signing_key} (tablectl verify)"))
             if run.live is None:
                 print(f"journal: {where}{which}", flush=True)
+                print(f"signing key: {cfg.seal.signing_key} (tablectl verify --key)", flush=True)
             events: Iterable[Event] = (
                 trace if trace is not None else demo_events(cfg, hands, args.seed + index)
             )
@@ -340,8 +343,9 @@ def cmd_sim(args: argparse.Namespace) -> int:
             assert run.workdir is not None
             workdir = run.workdir / "room"
             workdir.mkdir(mode=0o700)
+            keys = _sim_public_keys(workdir, [t.config for t in tables])
             room = start_sim_room(
-                config.table.room, broker.host or "127.0.0.1", broker.port, workdir
+                config.table.room, broker.host or "127.0.0.1", broker.port, workdir, keys=keys
             )
             cleanup.callback(room.stop)
             run.files.append(("room database", str(workdir / "room.db")))
@@ -401,6 +405,34 @@ def cmd_sim(args: argparse.Namespace) -> int:
     return 0
 
 
+def _sim_signing_key(cfg: Config, workdir: Path) -> Config:
+    """A simulated table without a [seal] signing_key signs its chain with a key made for
+    the run (controller/chain.py) in the run's folder, its public half beside it for
+    `tablectl verify`."""
+    if cfg.seal.signing_key is not None:
+        return cfg
+    from controller.chain import generate_keys
+
+    keys = workdir / "keys"
+    keys.mkdir(mode=0o700, exist_ok=True)
+    key = keys / f"{cfg.table.id}.key"
+    generate_keys(key)
+    return dataclasses.replace(cfg, seal=dataclasses.replace(cfg.seal, signing_key=key))
+
+
+def _sim_public_keys(workdir: Path, configs: Sequence[Config]) -> Path:
+    """The simulated tables' public keys, registered with the sim's room (`<id>.pub`)."""
+    from controller.chain import load_verifier
+
+    keys = workdir / "keys"
+    keys.mkdir(exist_ok=True)
+    for cfg in configs:
+        if cfg.seal.signing_key is not None:
+            pem = load_verifier(cfg.seal.signing_key).pem()
+            (keys / f"{cfg.table.id}.pub").write_text(pem, encoding="ascii")
+    return keys
+
+
 def _watch_prefix(prefix: str, tables: int) -> str:
     """What the printer subscribes to: the table's topics, or the room's for many tables."""
     return prefix if tables == 1 else prefix.rpartition("/")[0] or prefix
@@ -429,7 +461,9 @@ class _SimTable:
         self.played = player.play(self.events, stop)
         if stop.is_set():
             return
-        player.advance(round(self.daemon.now() + SIM_TAIL, 6))
+        # the timers left running, and every hole-card key still owed (TV shows the cards)
+        tail = max(self.daemon.now() + SIM_TAIL, self.daemon.last_release_due() or 0.0)
+        player.advance(round(tail, 6))
         if self.daemon.publisher is not None:
             self.daemon.publisher.wait_idle(5.0)
 
@@ -490,6 +524,32 @@ def cmd_export_phh(args: argparse.Namespace) -> int:
     for hand in result.skipped:
         print(f"export-phh: hand {hand.hand} not written: {hand.problem}", file=sys.stderr)
     print(f"export-phh: {len(result.written)} hand(s) written to {args.out}")
+    return 0
+
+
+def cmd_verify(args: argparse.Namespace) -> int:
+    """`tablectl verify JOURNAL_OR_EXPORT [--config FILE]`: 0 when the signed chain holds."""
+    from controller.chain import load_verifier
+    from controller.verify import config_verifier, lines_of, table_of, verify_path
+
+    verifier = config_verifier(args.config, table_of(args.path)) if args.config else None
+    if args.key is not None:
+        verifier = load_verifier(args.key)
+    report = verify_path(args.path, verifier)
+    for line in lines_of(report):
+        print(line, file=sys.stdout if report.ok else sys.stderr)
+    return 0 if report.ok else 1
+
+
+def cmd_keygen(args: argparse.Namespace) -> int:
+    """`tablectl keygen --out FILE`: the table's Ed25519 key pair (FILE private, FILE.pub)."""
+    from controller.chain import generate_keys, public_key_path
+
+    signer = generate_keys(args.out)
+    print(
+        f"keygen: {args.out} (private, 0600), {public_key_path(args.out)} (register it "
+        f"with the room); key id {signer.key_id}"
+    )
     return 0
 
 
@@ -665,6 +725,16 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--config", type=Path, required=True, help=CONFIG_HELP)
     p.add_argument("--out", type=Path, default=Path("."), help="directory for the .phh files")
     p.set_defaults(func=cmd_export_phh)
+
+    p = sub.add_parser("verify", help="a journal, room export or PHH file against the signed chain")
+    p.add_argument("path", type=Path, help="a journal (file or directory), export or .phh file")
+    p.add_argument("--config", type=Path, default=None, help="table or room file naming the key")
+    p.add_argument("--key", type=Path, default=None, help="the table's public key file instead")
+    p.set_defaults(func=cmd_verify)
+
+    p = sub.add_parser("keygen", help="make the table's signing key pair (docs/security.md)")
+    p.add_argument("--out", type=Path, required=True, help="private key file (.pub beside it)")
+    p.set_defaults(func=cmd_keygen)
 
     # `tablectl room --config FILE`, `tablectl room export --phh DIR ...`: parsed by room/cli.py
     p = sub.add_parser(  # every argument, options included, goes to room/cli.py

@@ -141,6 +141,22 @@ class SimConfig:
 
 
 @dataclass(frozen=True, slots=True)
+class SealConfig:
+    """[seal]: hole cards sealed until the broadcast may show them; the signed chain."""
+
+    # A hole card's key is released `delay` seconds after the card was read, or once the
+    # hand is over (`at_hand_end`); with both, the later of the two. TV cannot shorten it.
+    delay: float = 30.0
+    at_hand_end: bool = False
+    # The table's Ed25519 private key (PEM, private to the daemon's user): it signs the
+    # hash chain at every hand's end and journal rotation. None: the chain is unsigned.
+    signing_key: Path | None = None
+    # The public key to check signatures with (`tablectl verify`, `replay`) where the
+    # private key is not at hand; defaults to the signing key's own.
+    public_key: Path | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class Config:
     """A whole table configuration."""
 
@@ -155,6 +171,7 @@ class Config:
     registries: RegistriesConfig
     journal: JournalConfig
     sim: SimConfig
+    seal: SealConfig = SealConfig()
 
     @property
     def seat_numbers(self) -> range:
@@ -190,6 +207,7 @@ _SECTIONS = (
     "registries",
     "journal",
     "sim",
+    "seal",
 )
 _DEVICES = ("card_reader", "chip_reader", "gpio", "badge_reader")
 
@@ -795,6 +813,31 @@ def _load_sim(path: Path, data: dict[str, Any], base: Path) -> SimConfig:
     return SimConfig(script=script, speed=speed, hands=hands)
 
 
+#: The longest release delay accepted (seconds), as for the TV's own delay.
+MAX_SEAL_DELAY = 3600.0
+
+
+def _load_seal(path: Path, data: dict[str, Any], base: Path) -> SealConfig:
+    s = _Section(
+        _Where(path, "seal"),
+        _sub(path, data, "seal"),
+        ("delay", "at_hand_end", "signing_key", "public_key"),
+    )
+    d = SealConfig()
+    delay = s.float_("delay", d.delay)
+    if not 0 <= delay <= MAX_SEAL_DELAY:
+        raise s.error("delay", f"{delay:g} is out of range 0..{MAX_SEAL_DELAY:g} seconds")
+    signing_key = _existing_file(s, "signing_key", base)
+    if signing_key is not None:
+        _check_private(s, "signing_key", signing_key)
+    return SealConfig(
+        delay=float(delay),
+        at_hand_end=s.bool_("at_hand_end", d.at_hand_end),
+        signing_key=signing_key,
+        public_key=_existing_file(s, "public_key", base),
+    )
+
+
 def with_game(config: Config, game: str | None) -> Config:
     """The configuration playing ``game`` instead of [rules] game (the CLI's --game)."""
     if game is None:
@@ -850,4 +893,5 @@ def load_config(path: Path, *, profile_override: str | None = None) -> Config:
         registries=_load_registries(path, data, base),
         journal=_load_journal(path, data, base),
         sim=_load_sim(path, data, base),
+        seal=_load_seal(path, data, base),
     )

@@ -30,6 +30,8 @@ from controller.draws import DrawRequests
 from controller.engine import Engine
 from controller.engine.checkpoint import checkpoint
 from controller.errors import JournalError, RetentionError, TableError
+from controller.holeresend import HoleRequest, parse_request
+from controller.holeresend import answer as answer_hole_request
 from controller.inputs import ButtonPress, Command, Device, Event, TagIn, TagOut, Tick, Timed
 from controller.journal import InputJournal, SegmentedJournal, open_journal
 from controller.messages import Message
@@ -39,6 +41,7 @@ from controller.recovery import delivery_mark, recover
 from controller.replay import build_engine
 from controller.resend import RESEND, ResendRequest, answer_resend
 from controller.resync import READERS, Resync
+from controller.seal import Record, table_seal
 from controller.staff_sync import file_changes, roster, save
 from controller.supervision import Supervisor, status_text
 
@@ -86,6 +89,14 @@ class Wake:
 WAKE = Wake()
 
 
+class ReleaseDue:
+    """The loop's own item when a hole-card key falls due (controller/seal.py): the keys
+    due are released, journaled first; nothing goes to the engine."""
+
+
+RELEASE = ReleaseDue()
+
+
 class Inbox(queue.Queue["Item | Wake | None"]):
     """The loop's queue; it counts what was put on it (the sim's conductor waits on it)."""
 
@@ -99,7 +110,7 @@ class Inbox(queue.Queue["Item | Wake | None"]):
             self.puts += 1
 
 
-Item = Event | DeviceAlert | RefusedCommand | ResendRequest | FromRoom
+Item = Event | DeviceAlert | RefusedCommand | ResendRequest | FromRoom | HoleRequest | ReleaseDue
 """What the loop takes from the queue (None there asks it to stop; WAKE to look at the
 clock again)."""
 
@@ -133,6 +144,8 @@ class Daemon:
         )
         self.clock: Callable[[], float] = self.timer.wall
         self.engine: Engine = build_engine(config)
+        # Hole cards sealed, events chained, keys released when due (controller/seal.py).
+        self.seal = table_seal(config)
         self.queue = Inbox()
         self.timer.on_jump(lambda: self.queue.put(WAKE))
         self.journal: InputJournal | None = None
@@ -243,6 +256,13 @@ class Daemon:
             alert="commands_rate_limited" if refusal.alert else None,
             details=(("refused", refusal.refused), ("resend", name == RESEND)),
         )
+    def submit_tv_request(self, kind: str, payload: bytes) -> None:
+        """TV asks for hole cards it missed (`tvreq/<kind>`, controller/holeresend.py):
+        queued for the loop, which answers from the journal; a malformed one is dropped."""
+        try:
+            self.queue.put(parse_request(kind, payload))
+        except ValueError as exc:
+            log.warning("TV request on tvreq/%s ignored: %s", kind, exc)
 
     # ------------------------------------------------------------------ lifecycle
 
@@ -266,6 +286,8 @@ class Daemon:
             },
             on_command=self.submit_command,
             acked_seq=self.acked.written if self.acked is not None else 0,
+            on_tv_request=self.submit_tv_request,
+            status_fields=self.seal.status_fields,
         )
         self.publisher.start()
         for message in recovered:
@@ -282,12 +304,16 @@ class Daemon:
     def _recover(self) -> list[Message]:
         """Open the journal and rebuild the table from it (controller/recovery.py); return
         what to publish again. A new journal opens with the state it starts from."""
-        self.journal = open_journal(self.config.journal, self.config.table.id, now=self.clock())
+        self.journal = open_journal(
+            self.config.journal, self.config.table.id, now=self.clock(), signer=self.seal.signer
+        )
         self.acked = delivery_mark(self.config.journal)
         if self.journal is None:
             return []
+        if isinstance(self.journal, SegmentedJournal):
+            self.journal.seal_state = self.seal.snapshot  # a new segment starts from it
         self.epoch = self.journal.epoch
-        found = recover(self.engine, self.journal, self.acked, self.notices.alert)
+        found = recover(self.engine, self.journal, self.acked, self.notices.alert, self.seal)
         self.last_t = found.last_t
         self.device_states = found.device_states
         self.tag_view = found.tag_view
@@ -384,28 +410,42 @@ class Daemon:
         return True
 
     def next_timer(self) -> float | None:
-        """When the engine's next timer fires (trace time); None: none, or the readers'
-        catch-up after a restart holds the timers. Read it only while `idle()`."""
-        return None if self.resync.pending() else self.engine.deadline()
+        """When the engine's next timer fires, or the next hole-card key is due (trace
+        time); None: none (the readers' catch-up after a restart holds the engine's
+        timers). Read it only while `idle()`."""
+        engine = None if self.resync.pending() else self.engine.deadline()
+        return _earliest(engine, self.seal.next_due())
+
+    def last_release_due(self) -> float | None:
+        """When the last hole-card key owed with a time is due (the sim waits for it)."""
+        return self.seal.last_due()
+
+    def _timer_item(self, engine_due: float | None) -> Tick | ReleaseDue:
+        """What a timer that fired brings: an engine tick, or the keys due."""
+        if engine_due is not None and engine_due <= self.now():
+            return Tick(t=self.now())
+        return RELEASE
 
     def _next_item(self) -> tuple[Item | Literal[False] | None, int]:
         """The next queued item (None: stop); a Tick when an engine timer fires first;
         False when the wait ended only for the watchdog's ping or a clock's jump; with how
         many queued items were taken."""
-        frozen = self.resync.pending()  # no timer fires before the readers' catch-up
-        deadline = None if frozen else self.engine.deadline()
+        frozen = self.resync.pending()  # no engine timer fires before the readers' catch-up
+        engine_due = None if frozen else self.engine.deadline()
+        deadline = _earliest(engine_due, self.seal.next_due())
         timeout = None if deadline is None else self.timer.real_wait(deadline - self.now())
-        wait = self.supervisor.wait_limit(0.5 if frozen else timeout)
+        poll = 0.5 if timeout is None else min(0.5, timeout)  # frozen: look at the catch-up
+        wait = self.supervisor.wait_limit(poll if frozen else timeout)
         try:
             item = self.queue.get(timeout=wait)
         except queue.Empty:
             if timeout is None or wait != timeout:
                 return False, 0
-            return Tick(t=self.now()), 0
+            return self._timer_item(engine_due), 0
         if not isinstance(item, Wake):
             return item, 1
         if deadline is not None and deadline <= self.now():
-            return Tick(t=self.now()), 1  # the clock reached a timer
+            return self._timer_item(engine_due), 1  # the clock reached a timer
         return False, 1
 
     def _gather(self, first: Item | None) -> tuple[list[Item], bool, int]:
@@ -490,6 +530,11 @@ class Daemon:
         if isinstance(item, ResendRequest):  # events again as journaled; the reply journaled
             answer = answer_resend(item, self.config, t=self.now(), last_seq=self.engine.seq)
             return [*answer.events, *self._record("daemon", [answer.reply])]
+        if isinstance(item, ReleaseDue):  # hole-card keys due: journaled, then published
+            return self._journal_records(self.seal.due(self.now()))
+        if isinstance(item, HoleRequest):  # TV: hole cards again as journaled, to TV only
+            hole = answer_hole_request(item, self.config, self.seal, t=self.now())
+            return [*hole.messages, *self._record("daemon", hole.alerts)]
         if isinstance(item, DeviceAlert):
             message = self.notices.alert(item.kind, item.message, item.details, item.severity)
             effects.append(functools.partial(self.devices.note_alert, item.kind, item.details))
@@ -551,11 +596,20 @@ class Daemon:
         return messages
 
     def _record(self, src: str, messages: list[Message]) -> list[Message]:
-        """Journal messages about to be published ("engine" or "daemon" made them)."""
+        """Journal messages about to be published ("engine" or "daemon" made them), as the
+        shell sends them (controller/seal.py): hole cards sealed, events chained (and
+        signed at a hand's end), then the keys that fall due with them."""
+        return self._journal_records(self.seal.outgoing(src, messages, self.now()))
+
+    def _journal_records(self, records: list[Record]) -> list[Message]:
+        """Journal records (a sealed card's key kept with it; the journal's chain signed
+        after a hand's end) and return their messages, to publish after the commit."""
         if self.journal is not None:
-            for message in messages:
-                self.journal.record(self.last_t, src, message)
-        return messages
+            for r in records:
+                self.journal.record(self.last_t, r.src, r.message, r.key)
+                if r.sign:
+                    self.journal.sign("hand")
+        return [r.message for r in records]
 
     def _fail(self, exc: JournalError, lost: Sequence[Item] = ()) -> None:
         """The journal cannot be written: stop taking inputs, tell the room, exit non-zero
@@ -691,3 +745,9 @@ class Daemon:
         return self.engine.hand is None and (
             self.acked is None or self.acked.written >= self.engine.seq
         )
+
+
+def _earliest(*times: float | None) -> float | None:
+    """The earliest of some times (None: none is set)."""
+    known = [t for t in times if t is not None]
+    return min(known) if known else None

@@ -10,10 +10,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from controller.chain import CHAIN, GENESIS, load_verifier
 from controller.config import Config
 from controller.errors import TableError
 from controller.journal import read_journal_dir, read_trace_file
+from controller.messages import EVENTS, RELEASED
 from controller.phh import PhhHand, build_phh, split_hands
+from controller.phh_chain import per_card, with_chain
 from controller.replay import build_engine, drive_segments
 
 
@@ -26,16 +29,32 @@ class ExportResult:
 
 
 def table_hands(config: Config, path: Path) -> list[PhhHand]:
-    """Every completed hand of a trace, journal file or segment, or journal directory."""
+    """Every completed hand of a trace, journal file or segment, or journal directory: with
+    every hole card (the engine's, in the clear) and, for a journal, the hand's signed chain
+    and when each hole card became readable (controller/phh_chain.py)."""
     segments = read_journal_dir(path) if path.is_dir() else [read_trace_file(path)]
     epoch = next((s.epoch for s in segments if s.epoch is not None), None)
     engine = build_engine(config)
     messages = [
         (message.topic, message.payload)
         for step in drive_segments(engine, segments)
-        for message in step.published
+        for message in step.clear
     ]
-    return [build_phh(hand) for hand in split_hands(messages, epoch=epoch)]
+    events = {
+        p["seq"]: p for topic, p in messages if topic == EVENTS and isinstance(p.get("seq"), int)
+    }
+    notices = [p for topic, p in messages if topic == RELEASED]
+    key = config.seal.public_key or config.seal.signing_key
+    pem = load_verifier(key).pem() if key is not None else None
+    out = []
+    for hand in split_hands(messages, epoch=epoch):
+        phh = build_phh(hand)
+        before = events.get(phh.first_seq - 1)
+        prev = GENESIS.hex() if phh.first_seq == 1 else (before or {}).get(CHAIN)
+        run = [events[s] for s in range(phh.first_seq, phh.last_seq + 1) if s in events]
+        readable = per_card(notices, hand.hand) if notices else None
+        out.append(with_chain(phh, run, prev=prev, readable=readable, public_pem=pem))
+    return out
 
 
 def export_phh(config: Config, path: Path, out: Path) -> ExportResult:

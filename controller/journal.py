@@ -5,11 +5,21 @@ commits (flush, and fdatasync under fsync = "always") before it publishes them. 
 layouts: one file (`[journal] path`), or a directory of segments (`[journal] directory`)
 that rotate between hands, each new segment starting with a checkpoint of the engine so
 recovery never needs an older one, and old segments deleted by a retention policy.
+
+Every record carries the journal's hash chain in a last member `h` (64 hex digits):
+`h = SHA-256(prev || record text without h)`, where `prev` is the previous record's `h`
+(or, before a file's first chained record, the SHA-256 of every byte of the file before
+it: the header). A rotated segment's header names the previous segment's last `h`
+(`prev=`). With the table's key, a `sig` record signs the chain head at every hand's end,
+at every rotation and at a clean stop (`tablectl verify` checks it all, controller/verify.py).
+A sealed hole card's key is kept with its `out` record (`key`), and a segment opens with
+the shell's own state (`seal`: the hole-card seq, the events chain, the keys still owed).
 """
 
 from __future__ import annotations
 
 import gzip
+import hashlib
 import json
 import logging
 import math
@@ -18,11 +28,12 @@ import re
 import shutil
 import threading
 import zlib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, BinaryIO
 
+from controller.chain import Signer
 from controller.config import JournalConfig
 from controller.errors import JournalError, RetentionError, TraceError
 from controller.messages import Message
@@ -33,24 +44,70 @@ log = logging.getLogger("tablectl.journal")
 
 HEADER_RE = re.compile(
     r"^# tablectl-journal v1 epoch=(?P<epoch>[0-9.]+) table=(?P<table>\S+)"
-    r"(?: segment=(?P<segment>[1-9][0-9]*))?$"
+    r"(?: segment=(?P<segment>[1-9][0-9]*))?(?: prev=(?P<prev>[0-9a-f]{64}))?$"
 )
-SEGMENT_RE = re.compile(
-    r"^journal-(?P<epoch>[0-9]+)-(?P<number>[0-9]{6,})\.jsonl(?P<gz>\.gz)?$"
-)
+SEGMENT_RE = re.compile(r"^journal-(?P<epoch>[0-9]+)-(?P<number>[0-9]{6,})\.jsonl(?P<gz>\.gz)?$")
 GZ = ".gz"  # a closed segment, compressed once the next one is active
 CHECKPOINT = "checkpoint"
 #: Bytes read at a time when a closed segment is gzipped: small buffers, reused by the heap.
 COPY_CHUNK = 64 * 1024
 OUT = "out"
 OUT_SOURCES = ("engine", "daemon")
+SIG = "sig"  # a signature of the journal chain's head (journal-only)
+SEAL = "seal"  # the shell's state a segment starts from (journal-only)
 DAY = 86400.0
+#: `,"h":"` + 64 hex digits + `"}`: the chain member every record ends with.
+_H_MARK = ',"h":"'
+_H_TAIL = len(_H_MARK) + 64 + 2
 
 
-def header_line(epoch: float, table: str, segment: int | None = None) -> str:
-    """The first line of a journal file (no newline)."""
+def header_line(
+    epoch: float, table: str, segment: int | None = None, prev: str | None = None
+) -> str:
+    """The first line of a journal file (no newline); `prev`: the chain head the segment
+    continues (the previous segment's last `h`)."""
     line = f"# tablectl-journal v1 epoch={epoch:.6f} table={table}"
-    return line if segment is None else f"{line} segment={segment}"
+    if segment is not None:
+        line = f"{line} segment={segment}"
+    return line if prev is None else f"{line} prev={prev}"
+
+
+def split_h(line: str) -> tuple[str, str | None]:
+    """(the record's text without its `h` member, the `h`) of one journal line (newline
+    or not); (text, None) for a record without one (written before the chain existed)."""
+    text = line.rstrip("\n")
+    if len(text) > _H_TAIL and text.endswith('"}') and text[-_H_TAIL : -_H_TAIL + 6] == _H_MARK:
+        return text[:-_H_TAIL] + "}", text[-_H_TAIL + 6 : -2]
+    return text, None
+
+
+def chain_record(prev: bytes, text: str) -> tuple[str, bytes]:
+    """(the line to write, its `h`): `text` (a JSON object) with its chain member added."""
+    h = hashlib.sha256(prev + text.encode()).digest()
+    return f'{text[:-1]},"h":"{h.hex()}"}}', h
+
+
+def journal_signed_message(table: str, head: bytes) -> bytes:
+    """What a journal `sig` record signs: the table and the chain's head before it."""
+    return b"tablectl-journal v1 %s " % table.encode() + head
+
+
+def sig_line(signer: Signer, table: str, head: bytes, why: str) -> str:
+    """A `sig` record (no `h` yet): the signature of the chain head `head`."""
+    return json.dumps(
+        {
+            SIG: signer.sign(journal_signed_message(table, head)),
+            "key": signer.key_id,
+            "head": head.hex(),
+            "why": why,
+        },
+        separators=(",", ":"),
+    )
+
+
+def seal_line(state: dict[str, Any]) -> str:
+    """The `seal` record opening a segment (no `h` yet)."""
+    return json.dumps({SEAL: state}, separators=(",", ":"))
 
 
 def checkpoint_line(t: float, state: dict[str, Any]) -> str:
@@ -63,29 +120,34 @@ class Output:
     """A published message as the journal recorded it (journal-only: not an input).
 
     `src` is "engine" for what the engine produced (a replay regenerates it) and "daemon"
-    for what the shell published on its own (device alerts, refused commands' replies).
+    for what the shell published on its own (device alerts, refused commands' replies, key
+    releases). `key` is the key of a sealed hole-card message (controller/seal.py).
     """
 
     t: float
     src: str
     message: Message
+    key: str | None = None
 
 
-def output_line(t: float, src: str, message: Message) -> str:
-    """The `out` record of a published message (no newline): topic first, so a reader tells
-    it from an input by its first bytes; the payload as published (key order kept)."""
-    return json.dumps(
-        {
-            OUT: message.topic,
-            "t": t,
-            "src": src,
-            "qos": message.qos,
-            "retain": message.retain,
-            "payload": message.payload,
-        },
-        separators=(",", ":"),
-        ensure_ascii=False,
-    )
+def output_line(t: float, src: str, message: Message, key: str | None = None) -> str:
+    """The `out` record of a published message (no newline, no `h`): topic first, so a
+    reader tells it from an input by its first bytes; the payload as published (key order
+    kept); the key of a sealed hole card after it."""
+    record: dict[str, Any] = {
+        OUT: message.topic,
+        "t": t,
+        "src": src,
+        "qos": message.qos,
+        "retain": message.retain,
+        "payload": message.payload,
+    }
+    if key is not None:
+        record["key"] = key
+    return json.dumps(record, separators=(",", ":"), ensure_ascii=False)
+
+
+_OUT_KEYS = {OUT, "t", "src", "qos", "retain", "payload"}
 
 
 def _parse_output(line: str) -> Output:
@@ -93,8 +155,11 @@ def _parse_output(line: str) -> Output:
         obj = json.loads(line)
     except ValueError as exc:
         raise TraceError(f"bad out record: {exc}") from exc
-    if not isinstance(obj, dict) or set(obj) != {OUT, "t", "src", "qos", "retain", "payload"}:
-        raise TraceError("an out record has exactly: out, t, src, qos, retain, payload")
+    if not isinstance(obj, dict) or not _OUT_KEYS <= set(obj) <= {*_OUT_KEYS, "key"}:
+        raise TraceError("an out record has exactly: out, t, src, qos, retain, payload (key)")
+    key = obj.get("key")
+    if key is not None and not isinstance(key, str):
+        raise TraceError("out record 'key' must be a string")
     t, topic, src, qos = obj["t"], obj[OUT], obj["src"], obj["qos"]
     if isinstance(t, bool) or not isinstance(t, int | float) or not math.isfinite(t) or t < 0:
         raise TraceError(f"out record 't' must be a finite number >= 0, got {t!r}")
@@ -104,7 +169,7 @@ def _parse_output(line: str) -> Output:
         raise TraceError("out record: qos must be 0..2 and retain true or false")
     if not isinstance(obj["payload"], dict):
         raise TraceError("out record 'payload' must be an object")
-    return Output(float(t), src, Message(topic, obj["payload"], qos, obj["retain"]))
+    return Output(float(t), src, Message(topic, obj["payload"], qos, obj["retain"]), key)
 
 
 def segment_name(epoch: float, number: int) -> str:
@@ -130,6 +195,8 @@ class Segment:
     events: list[Event]
     #: position -> the `out` records written after `events[position - 1]` (0: before any)
     outputs: dict[int, list[Output]] = field(default_factory=dict)
+    #: the shell's state the segment starts from (its `seal` record), None without one
+    seal: dict[str, Any] | None = None
 
     @property
     def is_journal(self) -> bool:
@@ -165,7 +232,17 @@ def parse_lines(lines: list[str], source: str, *, require_header: bool = False) 
     match = HEADER_RE.match(lines[0].strip()) if lines else None
     if require_header and match is None:
         raise TraceError(f"{source}: first line is not a journal header")
-    lines = list(lines)
+    lines = [split_h(raw)[0] if raw.startswith("{") else raw for raw in lines]
+    seal: dict[str, Any] | None = None
+    for i, raw in enumerate(lines):
+        if raw.startswith(('{"' + SIG + '"', '{"' + SEAL + '"')):
+            if raw.startswith('{"' + SEAL + '"') and seal is None:
+                try:
+                    found = json.loads(raw).get(SEAL)
+                except ValueError as exc:
+                    raise TraceError(f"{source}:{i + 1}: bad seal record: {exc}") from exc
+                seal = found if isinstance(found, dict) else None
+            lines[i] = ""  # journal-only: not an input, not an output
     checkpoint: tuple[float, dict[str, Any]] | None = None
     for i, raw in enumerate(lines):
         line = raw.strip()
@@ -207,6 +284,7 @@ def parse_lines(lines: list[str], source: str, *, require_header: bool = False) 
         checkpoint_t=checkpoint[0] if checkpoint else None,
         events=events,
         outputs=outputs,
+        seal=seal,
     )
 
 
@@ -311,6 +389,19 @@ def read_journal_dir(directory: Path) -> list[Segment]:
     return segments
 
 
+def _last_head(lines: list[str], data: bytes) -> bytes:
+    """The chain head of a journal file as found: its last record's `h`, or (a file whose
+    last record has none: the header alone, or one written before the chain) the SHA-256 of
+    every byte of it."""
+    for line in reversed(lines):
+        if line.startswith("{"):
+            h = split_h(line)[1]
+            if h is not None:
+                return bytes.fromhex(h)
+            break
+    return hashlib.sha256(data).digest()
+
+
 class Journal:
     """An append-only JSON Lines file of inputs and outputs, with the wall-clock epoch of t=0.
 
@@ -335,15 +426,21 @@ class Journal:
         now: float,
         fsync: str = "always",
         fsync_interval: float = 0.1,
+        signer: Signer | None = None,
     ) -> None:
         self.path = path
+        self.table = table
         self.fsync = fsync
+        self.signer = signer
         self.events: list[Event] = []
         self.appended = 0  # inputs appended since it was opened
         self.outputs: dict[int, list[Output]] = {}
         self.checkpoint: dict[str, Any] | None = None
         self.checkpoint_t: float | None = None
         self.segment: int | None = None
+        self.seal: dict[str, Any] | None = None  # the shell's state at the segment's start
+        self._head = b""  # the journal chain's head (set below)
+        self._unsigned = 0  # records written since the last signature
         self._dirty = threading.Event()
         self._closed = threading.Event()
         self._sync_error: OSError | None = None
@@ -355,9 +452,11 @@ class Journal:
                 self.epoch = self._read_existing(table)
             else:
                 self.epoch = now
-                self._header_size = len(header_line(now, table)) + 1
+                header = (header_line(now, table) + "\n").encode()
+                self._header_size = len(header)
+                self._head = hashlib.sha256(header).digest()
                 with open_private(path) as fh:
-                    fh.write((header_line(now, table) + "\n").encode())
+                    fh.write(header)
                     fh.flush()
                     os.fsync(fh.fileno())
                 fsync_dir(path.parent)  # the file's name, not only its data
@@ -432,6 +531,7 @@ class Journal:
             lines = journal_lines(data.decode("utf-8"))
         except UnicodeDecodeError as exc:
             raise JournalError(f"journal {self.path}: not UTF-8 text ({exc.reason})") from exc
+        self._head = _last_head(lines, data)
         match = HEADER_RE.match(lines[0].strip()) if lines else None
         if not match:
             raise JournalError(f"journal {self.path}: first line is not a journal header")
@@ -449,6 +549,7 @@ class Journal:
         self.checkpoint = segment.checkpoint
         self.checkpoint_t = segment.checkpoint_t
         self.segment = segment.number
+        self.seal = segment.seal
         return float(match["epoch"])
 
     def append(self, event: Event) -> None:
@@ -461,9 +562,24 @@ class Journal:
         """It holds an input (found at start, or appended since)."""
         return bool(self.events) or self.appended > 0
 
-    def record(self, t: float, src: str, message: Message) -> None:
-        """Write one output before the caller publishes it (durable at the next `commit`)."""
-        self._write(output_line(t, src, message))
+    def record(self, t: float, src: str, message: Message, key: str | None = None) -> None:
+        """Write one output before the caller publishes it (durable at the next `commit`);
+        `key`: a sealed hole card's key, kept with it."""
+        self._write(output_line(t, src, message, key))
+
+    @property
+    def head(self) -> str:
+        """The journal chain's head: the last record's `h` (hex)."""
+        return self._head.hex()
+
+    def sign(self, why: str) -> bool:
+        """Sign the chain's head (a `sig` record), if the table has a key and anything was
+        written since the last signature; True if it did."""
+        if self.signer is None or self._unsigned == 0:
+            return False
+        self._write(sig_line(self.signer, self.table, self._head, why))
+        self._unsigned = 0
+        return True
 
     @property
     def blank(self) -> bool:
@@ -479,12 +595,15 @@ class Journal:
         self.checkpoint, self.checkpoint_t = state, t
 
     def _write(self, line: str) -> None:
-        data = (line + "\n").encode()
         try:
             with self._lock:
+                chained, head = chain_record(self._head, line)
+                data = (chained + "\n").encode()
                 self._fh.write(data)
                 self._fh.flush()
                 self.size += len(data)
+                self._head = head
+                self._unsigned += 1
         except (OSError, ValueError) as exc:
             raise JournalError(
                 f"journal {self.path}: {getattr(exc, 'strerror', None) or exc}"
@@ -521,7 +640,12 @@ class Journal:
         raise JournalError(f"journal {self.path} is a single file: it does not rotate")
 
     def close(self) -> None:
-        """Make everything durable and close the file."""
+        """Sign the chain's head (a clean stop), make everything durable, close the file."""
+        if not self._fh.closed and self._sync_error is None:
+            try:
+                self.sign("stop")
+            except JournalError as exc:
+                log.error("journal %s: the chain was not signed at the stop: %s", self.path, exc)
         self._closed.set()
         self._dirty.set()  # wake the syncer so it sees the close at once
         if self._syncer is not None:
@@ -586,9 +710,13 @@ class SegmentedJournal:
         max_segment_bytes: int = 16 * 1024 * 1024,
         keep_segments: int = 0,
         keep_days: float = 0.0,
+        signer: Signer | None = None,
     ) -> None:
         self.directory = directory
         self.table = table
+        self.signer = signer
+        #: the shell's state a new segment starts from (its `seal` record); set by the daemon
+        self.seal_state: Callable[[], dict[str, Any]] | None = None
         self.fsync = fsync
         self.fsync_interval = fsync_interval
         self.max_segment_bytes = max_segment_bytes
@@ -643,17 +771,30 @@ class SegmentedJournal:
             now=0.0,
             fsync=self.fsync,
             fsync_interval=self.fsync_interval,
+            signer=self.signer,
         )
 
     def _create(
-        self, number: int, epoch: float, checkpoint: tuple[float, dict[str, Any]] | None
+        self,
+        number: int,
+        epoch: float,
+        checkpoint: tuple[float, dict[str, Any]] | None,
+        *,
+        prev: str | None = None,
+        seal: dict[str, Any] | None = None,
     ) -> Path:
-        """Write a new segment (header, checkpoint) durably under its final name."""
+        """Write a new segment (header naming the chain head it continues, checkpoint, the
+        shell's state) durably under its final name."""
         path = self.directory / segment_name(epoch, number)
         tmp = self.directory / f".{path.name}.tmp"
-        text = header_line(epoch, self.table, number) + "\n"
-        if checkpoint is not None:
-            text += checkpoint_line(*checkpoint) + "\n"
+        text = header_line(epoch, self.table, number, prev) + "\n"
+        head = hashlib.sha256(text.encode()).digest()
+        records = [checkpoint_line(*checkpoint)] if checkpoint is not None else []
+        if seal is not None:
+            records.append(seal_line(seal))
+        for record in records:
+            line, head = chain_record(head, record)
+            text += line + "\n"
         try:
             if path.exists():
                 raise JournalError(f"journal segment {path} already exists")
@@ -674,6 +815,20 @@ class SegmentedJournal:
     def path(self) -> Path:
         """The active segment."""
         return self.active.path
+
+    @property
+    def seal(self) -> dict[str, Any] | None:
+        """The shell's state the active segment starts from (None: the journal's first)."""
+        return self.active.seal
+
+    @property
+    def head(self) -> str:
+        """The journal chain's head (hex)."""
+        return self.active.head
+
+    def sign(self, why: str) -> bool:
+        """Sign the chain's head in the active segment (see `Journal.sign`)."""
+        return self.active.sign(why)
 
     @property
     def events(self) -> list[Event]:
@@ -697,9 +852,9 @@ class SegmentedJournal:
         """Write one input to the active segment before the caller applies it."""
         self.active.append(event)
 
-    def record(self, t: float, src: str, message: Message) -> None:
+    def record(self, t: float, src: str, message: Message, key: str | None = None) -> None:
         """Write one output to the active segment before the caller publishes it."""
-        self.active.record(t, src, message)
+        self.active.record(t, src, message, key)
 
     def commit(self) -> None:
         """Everything written so far is durable by the fsync policy."""
@@ -727,9 +882,11 @@ class SegmentedJournal:
         """Start the next segment with a checkpoint (`state` at trace time `t`), then apply
         the retention policy. Call it between hands only; returns the new segment's path."""
         old = self.active
+        old.sign("rotation")  # the old segment ends signed
         old.sync()  # the old segment is complete on storage before the new one exists
         number = (old.segment or 1) + 1
-        path = self._create(number, self.epoch, (t, state))
+        seal = self.seal_state() if self.seal_state is not None else None
+        path = self._create(number, self.epoch, (t, state), prev=old.head, seal=seal)
         try:
             self.active = self._open(path)
         except JournalError:
@@ -795,8 +952,11 @@ class SegmentedJournal:
 InputJournal = Journal | SegmentedJournal
 
 
-def open_journal(config: JournalConfig, table: str, *, now: float) -> InputJournal | None:
-    """The journal a configuration names: a directory of segments, one file, or none."""
+def open_journal(
+    config: JournalConfig, table: str, *, now: float, signer: Signer | None = None
+) -> InputJournal | None:
+    """The journal a configuration names: a directory of segments, one file, or none;
+    `signer` signs its chain (the table's key)."""
     if config.directory is not None:
         return SegmentedJournal(
             config.directory,
@@ -807,9 +967,15 @@ def open_journal(config: JournalConfig, table: str, *, now: float) -> InputJourn
             max_segment_bytes=int(config.max_segment_mb * 1024 * 1024),
             keep_segments=config.keep_segments,
             keep_days=config.keep_days,
+            signer=signer,
         )
     if config.path is not None:
         return Journal(
-            config.path, table, now=now, fsync=config.fsync, fsync_interval=config.fsync_interval
+            config.path,
+            table,
+            now=now,
+            fsync=config.fsync,
+            fsync_interval=config.fsync_interval,
+            signer=signer,
         )
     return None

@@ -13,6 +13,9 @@ EVENTS = "events"
 HOLECARDS = "holecards"
 ALERTS = "alerts"
 REPLIES = "replies"  # answers to room commands (docs/mqtt.md, Room commands)
+HOLEKEYS = "holekeys"  # released hole-card keys, TV only (controller/seal.py)
+RELEASED = "released"  # the public notice of a release, without the key
+TVREQ = "tvreq"  # TV asks for hole cards it missed: tvreq/holecards, tvreq/holekeys
 
 
 @dataclass(frozen=True, slots=True)

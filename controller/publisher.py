@@ -21,7 +21,7 @@ from paho.mqtt.subscribeoptions import SubscribeOptions
 from controller.config import BrokerConfig
 from controller.connection import Backoff, ConnectionHealth, Recovery, describe_failure
 from controller.errors import TableError
-from controller.messages import EVENTS, HOLECARDS, STATUS, Message
+from controller.messages import EVENTS, HOLECARDS, HOLEKEYS, STATUS, TVREQ, Message
 
 log = logging.getLogger(__name__)
 
@@ -90,6 +90,8 @@ class Publisher:
         reconnect_min_delay: float = 0.5,
         reconnect_max_delay: float = 4.0,
         acked_seq: int = 0,
+        on_tv_request: Callable[[str, bytes], None] | None = None,
+        status_fields: Callable[[], dict[str, object]] | None = None,
     ) -> None:
         if not broker.host:
             raise PublishError("broker host is not set")
@@ -108,6 +110,8 @@ class Publisher:
         self._next_beat = 0.0  # monotonic time of the next heartbeat (while connected)
         self._refused = False  # the broker refused this attempt in its CONNACK
         self._on_command = on_command
+        self._on_tv_request = on_tv_request  # tvreq/<kind>: TV asks for hole cards it missed
+        self._status_fields = status_fields  # more for `status` (the last hole-card seq)
         self._on_connection = on_connection
         self._outbox_limit = outbox_limit
 
@@ -188,8 +192,8 @@ class Publisher:
 
     def publish(self, msg: Message) -> None:
         """Queue `msg` for delivery; returns at once and never raises on a broker outage."""
-        if msg.topic == HOLECARDS and msg.retain:
-            raise PublishError("hole cards must never be retained")
+        if msg.topic in (HOLECARDS, HOLEKEYS) and msg.retain:
+            raise PublishError("hole cards and their keys must never be retained")
         entry_payload = msg.payload_bytes()
         with self._cond:
             if self._closed:
@@ -396,6 +400,10 @@ class Publisher:
             # table at (re)subscription, so it is applied once, when it was published.
             options = SubscribeOptions(qos=1, retainHandling=SubscribeOptions.RETAIN_DO_NOT_SEND)
             client.subscribe(f"{self._prefix}/cmd/#", options=options)
+        if self._on_tv_request is not None:
+            # Only the TV identity may publish there (the broker ACL): hole cards it missed.
+            options = SubscribeOptions(qos=1, retainHandling=SubscribeOptions.RETAIN_DO_NOT_SEND)
+            client.subscribe(f"{self._prefix}/{TVREQ}/#", options=options)
         with self._cond:
             self._connects += 1
             self._connected = True
@@ -472,6 +480,14 @@ class Publisher:
         def ack() -> None:
             client.ack(message.mid, message.qos)
 
+        tv = f"{self._prefix}/{TVREQ}/"
+        if self._on_tv_request is not None and message.topic.startswith(tv):
+            try:
+                self._on_tv_request(message.topic[len(tv) :], bytes(message.payload))
+            except Exception:
+                log.exception("TV request handler failed on %s", message.topic)
+            ack()  # a lost request is asked again by TV
+            return
         base = f"{self._prefix}/cmd/"
         if self._on_command is None or not message.topic.startswith(base):
             ack()
@@ -490,6 +506,8 @@ class Publisher:
         if state == "online":
             body["last_connect_error"] = self._recovery.last_connect_error
             body["reconnected_after"] = self._recovery.reconnected_after
+            if self._status_fields is not None:
+                body.update(self._status_fields())
         body["t"] = time.time()
         return Message(STATUS, body).payload_bytes()
 

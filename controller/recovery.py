@@ -15,6 +15,7 @@ from controller.inputs import Device, TagIn, TagOut
 from controller.journal import InputJournal
 from controller.messages import STATE, Message
 from controller.replay import Step, flag_last, journal_steps
+from controller.seal import TableSeal
 
 log = logging.getLogger("tablectl.recovery")
 
@@ -46,7 +47,11 @@ class Recovered:
 
 
 def recover(
-    engine: Engine, journal: InputJournal, acked: AckedMark | None, alert: AlertMaker
+    engine: Engine,
+    journal: InputJournal,
+    acked: AckedMark | None,
+    alert: AlertMaker,
+    seal: TableSeal | None = None,
 ) -> Recovered:
     """Re-apply the journal to `engine`; return what to publish again (at-least-once).
 
@@ -56,8 +61,11 @@ def recover(
     published again, in order, then the latest state (docs/operations.md, Delivery
     guarantees): the engine's messages as it regenerates them (checked against the
     journal's `out` records: a difference raises `journal_mismatch`), the shell's own
-    as recorded. Also rebuilt: the journaled device states and antenna contents.
+    as recorded. Also rebuilt: the journaled device states and antenna contents, and
+    (`seal`) the shell's hole-card seq, events chain and the key releases still owed.
     """
+    if seal is not None:
+        seal.restore(journal.seal, [o for k in sorted(journal.outputs) for o in journal.outputs[k]])
     if acked is not None and not journal.events and journal.checkpoint is None:
         if acked.written:
             log.warning("new journal: old delivery mark %d dropped", acked.written)
@@ -72,16 +80,18 @@ def recover(
         _seed_view_from_checkpoint(engine, found.tag_view)
     mismatches: list[str] = []
     for step, last in flag_last(journal_steps(engine, journal.events, journal.outputs)):
-        redo.add(step.published)
         event = step.event
         if event is None:
+            redo.add(step.published)
             continue
         found.last_t = event.t
         problem = step.mismatch(last=last)
+        tail: list[Message] = []
         if problem is not None:
             mismatches.append(f"t={event.t}: {problem}")
         elif last:
-            _complete_torn_tail(journal, step, event.t)
+            tail = _complete_torn_tail(journal, step, event.t, seal)
+        redo.add([*step.recorded_messages, *tail] if step.recorded is not None else step.produced)
         _follow_devices(found, event)
     if journal.events:
         log.info("recovered %d journaled events, seq=%d", len(journal.events), engine.seq)
@@ -132,19 +142,34 @@ def _problems(redo: Redelivery, mismatches: list[str], alert: AlertMaker) -> lis
     return out
 
 
-def _complete_torn_tail(journal: InputJournal, step: Step, t: float) -> None:
+def _complete_torn_tail(
+    journal: InputJournal, step: Step, t: float, seal: TableSeal | None
+) -> list[Message]:
     """The process died while journaling the last input's messages (none of which was
-    published: that comes after the commit): journal the rest now, so that the record
-    is whole before anything follows it."""
+    published: that comes after the commit): journal the rest now (sealed and chained as
+    the shell sends them), so that the record is whole before anything follows it; return
+    them as they are to be published."""
     if step.recorded is None:
-        return
+        return []
     done = sum(1 for o in step.recorded if o.src == "engine")
     missing = step.produced[done:]
-    if missing:
+    if not missing:
+        return []
+    records = seal.outgoing("engine", missing, t) if seal is not None else None
+    out: list[Message] = []
+    if records is None:
         for message in missing:
             journal.record(t, "engine", message)
-        journal.commit()
-        log.warning("journal: %d message(s) of the last input recorded now", len(missing))
+        out = list(missing)
+    else:
+        for r in records:
+            journal.record(t, r.src, r.message, r.key)
+            if r.sign:
+                journal.sign("hand")
+            out.append(r.message)
+    journal.commit()
+    log.warning("journal: %d message(s) of the last input recorded now", len(missing))
+    return out
 
 
 def _seed_view_from_checkpoint(engine: Engine, view: dict[str, list[str]]) -> None:

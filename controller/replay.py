@@ -9,13 +9,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
 
+from controller.chain import CHAIN_FIELDS
 from controller.config import Config
 from controller.engine import Engine, EngineSpec
 from controller.engine.checkpoint import checkpoint, restore
 from controller.errors import JournalError
 from controller.journal import Output, Segment, read_journal_dir, read_trace_file
-from controller.messages import Message
+from controller.messages import EVENTS, HOLECARDS, Message
 from controller.registry import ChipRegistry, DeckRegistry, load_chips, load_deck
+from controller.seal import SealError, is_sealed, open_sealed
 from controller.staff import StaffRegistry, load_staff
 from controller.trace import Event, Tick
 
@@ -66,18 +68,53 @@ class Step:
 
     @property
     def published(self) -> list[Message]:
-        """What the daemon published for this step: the engine's messages, then the ones
-        the shell published on its own (device alerts, refused commands), as recorded."""
-        own = [o.message for o in self.recorded or () if o.src == "daemon"]
-        return [*self.produced, *own]
+        """What the daemon published for this step, as published: for a journal, its `out`
+        records in order (hole cards sealed, events chained, the shell's own messages),
+        then whatever the engine produces beyond them (a torn tail: never published);
+        for a plain trace, what the engine produces."""
+        if self.recorded is None:
+            return list(self.produced)
+        return [*self.recorded_messages, *self.produced[self._engine_recorded :]]
+
+    @property
+    def recorded_messages(self) -> list[Message]:
+        """The journal's `out` records of this step, in order (empty for a plain trace)."""
+        return [o.message for o in self.recorded or ()]
+
+    @property
+    def clear(self) -> list[Message]:
+        """`published`, with each sealed hole-card message as the engine made it (its cards
+        in the clear): what the table itself knows (PHH export)."""
+        if self.recorded is None:
+            return list(self.produced)
+        out: list[Message] = []
+        k = 0
+        for o in self.recorded:
+            if o.src != "engine":
+                out.append(o.message)
+                continue
+            produced = self.produced[k] if k < len(self.produced) else None
+            k += 1
+            if o.message.topic == HOLECARDS and produced is not None:
+                out.append(produced)
+            else:
+                out.append(o.message)
+        return [*out, *self.produced[k:]]
+
+    @property
+    def _engine_recorded(self) -> int:
+        return sum(1 for o in self.recorded or () if o.src == "engine")
 
     def mismatch(self, *, last: bool = False) -> str | None:
         """How the recorded engine output differs from what the engine produces now, or
-        None. On the journal's `last` input a recorded prefix is a torn tail, not a
-        difference (the process died before it was committed, so nothing was published)."""
+        None. The table's own additions are taken off first: a sealed hole card is opened
+        with its journaled key (a key that does not open it is a difference), an event's
+        `chain` and `signature` are set aside (controller/verify.py checks them). On the
+        journal's `last` input a recorded prefix is a torn tail, not a difference (the
+        process died before it was committed, so nothing was published)."""
         if self.event is None or self.recorded is None:
             return None
-        recorded = [_fingerprint(o.message) for o in self.recorded if o.src == "engine"]
+        recorded = [_comparable(o) for o in self.recorded if o.src == "engine"]
         produced = [_fingerprint(m) for m in self.produced]
         if recorded == produced or (last and produced[: len(recorded)] == recorded):
             return None
@@ -88,9 +125,33 @@ class Step:
 
 
 def _fingerprint(message: Message) -> bytes:
-    return b"%s %d %d " % (message.topic.encode(), message.qos, message.retain) + (
-        message.payload_bytes()
-    )
+    head = b"%s %d %d " % (message.topic.encode(), message.qos, message.retain)
+    if message.topic == HOLECARDS:  # compared as opened (below): key order aside
+        return head + json.dumps(message.payload, sort_keys=True).encode()
+    return head + message.payload_bytes()
+
+
+def _comparable(output: Output) -> bytes:
+    """A recorded engine message as the engine made it: sealed hole cards opened with the
+    key journaled beside them, the events chain taken off; what cannot be opened stays as
+    it is (and so differs)."""
+    message = output.message
+    payload = message.payload
+    if message.topic == EVENTS and any(k in payload for k in CHAIN_FIELDS):
+        payload = {k: v for k, v in payload.items() if k not in CHAIN_FIELDS}
+    elif message.topic == HOLECARDS and is_sealed(payload) and output.key is not None:
+        try:
+            cards = open_sealed(payload, output.key)
+        except SealError:
+            return b"unopenable " + message.payload_bytes()
+        payload = {
+            "table": payload.get("table"),
+            "hand": payload.get("hand"),
+            "seat": payload.get("seat"),
+            "cards": cards,
+            "t": payload.get("t"),
+        }
+    return _fingerprint(Message(message.topic, payload, message.qos, message.retain))
 
 
 def journal_steps(
@@ -198,15 +259,24 @@ def replay_path(config: Config, path: Path, out: TextIO, *, verify: bool = True)
     """`replay` of a trace file, a journal file or segment, or a journal directory (all its
     retained segments in order); print every message published, and, when `verify`, check
     the engine's against the journal's `out` records."""
+    from controller.chain import load_verifier
+    from controller.verify import PublishedCheck
+
     segments = read_journal_dir(path) if path.is_dir() else [read_trace_file(path)]
     engine = build_engine(config)
     prefix = config.broker.prefix
     result = ReplayResult()
+    key = config.seal.public_key or config.seal.signing_key
+    check = PublishedCheck(load_verifier(key) if key is not None else None)
     for step, last in flag_last(drive_segments(engine, segments)):
         for message in step.published:
             out.write(message.to_line(prefix) + "\n")
             result.messages += 1
-        problem = step.mismatch(last=last) if verify else None
-        if problem is not None and step.event is not None:
+        if not verify or step.event is None:
+            continue
+        problem = step.mismatch(last=last)
+        if problem is None and step.recorded is not None:
+            problem = check.outputs(f"t={step.event.t}", step.recorded)
+        if problem is not None:
             result.mismatches.append(f"input at t={step.event.t}: {problem}")
     return result

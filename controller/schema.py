@@ -9,7 +9,17 @@ from importlib import resources
 from typing import Any
 
 from controller.errors import TableError
-from controller.messages import ALERTS, EVENTS, HOLECARDS, REPLIES, STATE, STATUS, Message
+from controller.messages import (
+    ALERTS,
+    EVENTS,
+    HOLECARDS,
+    HOLEKEYS,
+    RELEASED,
+    REPLIES,
+    STATE,
+    STATUS,
+    Message,
+)
 
 #: Topic suffix -> (schema file, qos, retain), as docs/mqtt.md lists them.
 TOPICS: dict[str, tuple[str, int, bool]] = {
@@ -19,6 +29,8 @@ TOPICS: dict[str, tuple[str, int, bool]] = {
     HOLECARDS: ("holecards.json", 1, False),
     ALERTS: ("alerts.json", 1, False),
     REPLIES: ("reply.json", 1, False),  # answers to room commands (docs/mqtt.md)
+    HOLEKEYS: ("holekeys.json", 1, False),  # released hole-card keys, TV only
+    RELEASED: ("released.json", 1, False),  # the public notice of a release
 }
 COMMAND_SCHEMA = "command.json"
 SCHEMA_FILES = (*(entry[0] for entry in TOPICS.values()), COMMAND_SCHEMA)

@@ -23,14 +23,32 @@ def _serve(args: argparse.Namespace) -> int:
 
 
 def _export(args: argparse.Namespace) -> int:
-    from room.export import export_phh
+    from room.export import export_events, export_phh
 
     config = load_room_config(args.config)
+    if args.phh is None and args.events is None:
+        raise TableError("room export: give --phh DIR and/or --events DIR")
+    if args.events is not None:
+        for path, count in export_events(config, args.events, table=args.table):
+            print(f"room export: {count} event(s) to {path} (check it: tablectl verify)")
+    if args.phh is None:
+        return 0
     written, skipped = export_phh(config, args.phh, table=args.table)
     for table, hand, problem in skipped:
         print(f"room export: {table} hand {hand} not written: {problem}", file=sys.stderr)
     print(f"room export: {written} hand(s) written to {args.phh}")
     return 0
+
+
+def _verify(args: argparse.Namespace) -> int:
+    from room.export import verify_tables
+
+    config = load_room_config(args.config)
+    broken = 0
+    for line, ok in verify_tables(config, table=args.table):
+        print(line, file=sys.stdout if ok else sys.stderr)
+        broken += not ok
+    return 1 if broken else 0
 
 
 def _migrate(args: argparse.Namespace) -> int:
@@ -66,12 +84,21 @@ def build_parser() -> argparse.ArgumentParser:
     parser.set_defaults(func=_serve)
     sub = parser.add_subparsers(dest="action")
     p = sub.add_parser(
-        "export", help="write every completed hand as a PHH file (read-only: never creates)"
+        "export",
+        help="write every completed hand as a PHH file, or each table's signed events "
+        "(read-only: never creates)",
     )
-    p.add_argument("--phh", type=Path, required=True, help="directory for the .phh files")
+    p.add_argument("--phh", type=Path, default=None, help="directory for the .phh files")
+    p.add_argument(
+        "--events", type=Path, default=None, help="directory for each table's signed events"
+    )
     p.add_argument("--config", type=Path, required=True, help="the room server's TOML file")
     p.add_argument("--table", default=None, help="only this table (an error if the room has none)")
     p.set_defaults(func=_export)
+    p = sub.add_parser("verify", help="check every table's stored events against its chain")
+    p.add_argument("--config", type=Path, required=True, help="the room server's TOML file")
+    p.add_argument("--table", default=None, help="only this table")
+    p.set_defaults(func=_verify)
     p = sub.add_parser("migrate", help="create or upgrade the database schema, then exit")
     p.add_argument("--config", type=Path, required=True, help="the room server's TOML file")
     p.set_defaults(func=_migrate)
@@ -82,7 +109,7 @@ def main(argv: Sequence[str]) -> int:
     """Entry point of `tablectl room ...` (controller/cli.py hands every argument here)."""
     argv = list(argv)
     # `tablectl room export --phh DIR --config F`: the global --config is the sub-command's
-    if argv and argv[0] in ("export", "migrate"):
+    if argv and argv[0] in ("export", "migrate", "verify"):
         args = build_parser().parse_args(["--config", "-", *argv])
     else:
         args = build_parser().parse_args(argv)

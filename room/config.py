@@ -20,7 +20,7 @@ from controller.config import (
     read_sections,
 )
 
-SECTIONS = ("room", "broker", "database", "http", "gaps", "stats", "monitor")
+SECTIONS = ("room", "broker", "database", "http", "gaps", "stats", "monitor", "keys")
 
 
 @dataclass(frozen=True, slots=True)
@@ -102,6 +102,13 @@ class MonitorConfig:
 
 
 @dataclass(frozen=True, slots=True)
+class KeysConfig:
+    """[keys]: the tables' public keys, checked against every signed chain (room/chain.py)."""
+
+    directory: Path | None = None  # `<table>.pub` per table (`tablectl keygen` makes them)
+
+
+@dataclass(frozen=True, slots=True)
 class RoomConfig:
     """A whole room server file."""
 
@@ -113,6 +120,7 @@ class RoomConfig:
     gaps: GapsConfig
     stats: StatsConfig
     monitor: MonitorConfig = MonitorConfig()
+    keys: KeysConfig = KeysConfig()
 
     @property
     def topic_filter(self) -> str:
@@ -264,6 +272,17 @@ def _stats(path: Path, data: dict[str, Any]) -> StatsConfig:
     return StatsConfig(timezone=tz, shifts=tuple(sorted(shifts, key=lambda sh: sh.start)))
 
 
+def _keys(path: Path, data: dict[str, Any], base: Path) -> KeysConfig:
+    s = _Section(_Where(path, "keys"), _sub(path, data, "keys"), ("directory",))
+    value = s.str_("directory")
+    if value is None:
+        return KeysConfig()
+    directory = _resolve(base, value)
+    if not directory.is_dir():
+        raise s.error("directory", f"{directory} is not a directory")
+    return KeysConfig(directory=directory)
+
+
 def load_room_config(path: Path) -> RoomConfig:
     """Read and validate a room server's TOML file; ConfigError naming the file and key."""
     path = Path(path)
@@ -279,4 +298,5 @@ def load_room_config(path: Path) -> RoomConfig:
         gaps=_gaps(path, data),
         stats=_stats(path, data),
         monitor=_monitor(path, data),
+        keys=_keys(path, data, base),
     )

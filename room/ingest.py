@@ -34,6 +34,7 @@ from paho.mqtt.packettypes import PacketTypes
 from paho.mqtt.properties import Properties
 
 from controller.errors import TableError
+from room.chain import RoomChain
 from room.config import RoomConfig
 from room.gaps import GapTracker, Hole
 from room.limits import QuotaMeter, command_payload, valid_table_id
@@ -42,7 +43,7 @@ from room.summary import SUMMARY_TYPES, summarize
 
 log = logging.getLogger("tablectl.room.ingest")
 
-TOPICS = ("events", "state", "status", "alerts", "replies")
+TOPICS = ("events", "state", "status", "alerts", "replies", "released")
 HEAL_PREFIX = "heal-"
 
 
@@ -85,6 +86,8 @@ class Ingest:
             grace=config.gaps.grace, retry=config.gaps.retry, backfill=config.gaps.backfill
         )
         self.listeners: list[Callable[[Committed], None]] = []
+        # the tables' signed chains and key releases, checked as they are stored
+        self.chain = RoomChain(store, config.keys.directory)
         self.counters = {
             "received": 0,
             "stored_events": 0,
@@ -236,13 +239,14 @@ class Ingest:
             payload: Any = None
             if not table or not (topic in TOPICS or topic.startswith("cmd/")):
                 reason = f"topic {item.topic!r} is not a table topic the room stores"
-                if topic == "holecards":  # the ACL must never let this happen
+                if topic in ("holecards", "holekeys") or topic.startswith("tvreq/"):
+                    # the ACL must never let this happen
                     self.store.add_room_alert(
                         table,
                         "holecards_received",
                         "critical",
-                        f"a hole card message of table {table} reached the room server: "
-                        "check the broker ACL (it was dropped, not stored)",
+                        f"a hole card message ({topic}) of table {table} reached the room "
+                        "server: check the broker ACL (it was dropped, not stored)",
                     )
                     continue
             else:
@@ -296,7 +300,7 @@ class Ingest:
                         seq if isinstance(seq, int) else None,
                     )
                 )
-                if topic in ("replies", "state"):
+                if topic in ("replies", "state", "released"):
                     notes.append((f"{table}/{topic}", payload))
         return batch, notes
 
@@ -401,6 +405,8 @@ class Ingest:
             for r in rows:
                 if r.hand is not None and (r.type in SUMMARY_TYPES or r.seq < high):
                     touched.add((table, r.hand))
+            for kind, severity, text in self.chain.new_events(table, rows):
+                self.store.add_room_alert(table, kind, severity, text)
         for key, payload in notes:
             table, topic = key.split("/", 1)
             if topic == "state" and isinstance(payload.get("seq"), int):
@@ -410,6 +416,11 @@ class Ingest:
                 self._reply(table, payload, now)
         for table, hand in sorted(touched):
             summarize(self.store, table, hand)
+        for key, payload in notes:  # after the summaries: a hand's end is known then
+            table, topic = key.split("/", 1)
+            if topic == "released":
+                for kind, severity, text in self.chain.release(table, payload):
+                    self.store.add_room_alert(table, kind, severity, text)
 
     def _healed(self, hole: Hole, now: float) -> None:
         if hole.asked_at is not None:

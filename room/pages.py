@@ -17,6 +17,7 @@ from pydantic import BaseModel, Field
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from room import render
+from room.chain import readable
 from room.charts import line_chart
 from room.dealers import shift_hours
 from room.deps import Ctx, RoomContext, require_token
@@ -179,6 +180,7 @@ def replay_page(ctx: Ctx, table: str, hand: int) -> str:
         raise HTTPException(404, f"no hand {table}.{hand}")
     before = ctx.store.latest_state_before(table, int(events[0].get("seq") or 0))
     body = render.replay_fragment(table, hand, steps(events, before))
+    body += render.readable_fragment(readable(ctx.store, table, hand))  # room/chain.py
     return _page(ctx, f"{table} hand {hand}", body, "", None)
 
 

@@ -458,3 +458,29 @@ def dealers_fragment(
         '<h2>Now dealing</h2><table class="assignments"><thead><tr><th>table</th>'
         f"<th>dealer</th><th>table status</th></tr></thead><tbody>{assigned}</tbody></table>"
     )
+
+
+
+def _why_then(notice: dict[str, Any]) -> str:
+    if notice.get("rule") == "hand_end":
+        return "hand end"
+    return f"{notice.get('delay')} s delay"
+
+
+def readable_fragment(notices: list[dict[str, Any]]) -> str:
+    """When each seat's hole cards became readable, and to whom (the table's key releases:
+    room/chain.py); the cards themselves never reach the room."""
+    if not notices:
+        return ""
+    rows = "".join(
+        f'<tr data-seat="{e(n.get("seat"))}"><td>{e(n.get("seat"))}</td>'
+        f"<td>{e(n.get('seq'))}</td><td>{float(n.get('read_t', 0)):.1f} s</td>"
+        f"<td>{float(n.get('t', 0)):.1f} s</td><td>{e(n.get('to'))}</td>"
+        f"<td>{e(_why_then(n))}</td></tr>"
+        for n in notices
+    )
+    return (
+        '<h2>Hole cards readable</h2><table class="readable"><thead><tr><th>seat</th>'
+        "<th>hole-card seq</th><th>read at</th><th>readable from</th><th>by</th>"
+        f"<th>why then</th></tr></thead><tbody>{rows}</tbody></table>"
+    )

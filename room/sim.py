@@ -8,6 +8,7 @@ from room.config import (
     DatabaseConfig,
     GapsConfig,
     HttpConfig,
+    KeysConfig,
     RoomBroker,
     RoomConfig,
     StatsConfig,
@@ -16,7 +17,13 @@ from room.server import RoomServer
 
 
 def start_sim_room(
-    room: str, host: str, port: int, workdir: Path, *, http_port: int = 0
+    room: str,
+    host: str,
+    port: int,
+    workdir: Path,
+    *,
+    http_port: int = 0,
+    keys: Path | None = None,
 ) -> RoomServer:
     """Start a room server (in this process) on a local, anonymous broker; it is listening
     when this returns (`server.url`)."""
@@ -28,6 +35,7 @@ def start_sim_room(
         http=HttpConfig(host="127.0.0.1", port=http_port),
         gaps=GapsConfig(),
         stats=StatsConfig(),
+        keys=KeysConfig(directory=keys),  # the simulated tables' public keys
     )
     server = RoomServer(config)
     server.start()

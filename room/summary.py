@@ -6,6 +6,8 @@ import json
 from typing import Any
 
 from controller.phh import HandMessages, PhhHand, build_phh
+from controller.phh_chain import per_card, with_chain
+from room import chain
 from room.store import Store
 
 #: Event types that change a hand's summary.
@@ -33,11 +35,24 @@ def hand_messages(store: Store, table: str, hand: int) -> HandMessages | None:
 
 
 def hand_phh(store: Store, table: str, hand: int) -> PhhHand | None:
-    """The PHH export of a completed hand (only the cards shown), None if not completed."""
+    """The PHH export of a completed hand (only the cards shown), None if not completed;
+    with the hand's signed chain and when each hole card became readable, and by whom
+    (controller/phh_chain.py)."""
     messages = hand_messages(store, table, hand)
     if messages is None or messages.events[-1].get("type") != "hand_completed":
         return None
-    return build_phh(messages)
+    phh = build_phh(messages)
+    first, last = phh.first_seq, phh.last_seq
+    rows = store.query(
+        "SELECT seq, payload FROM events WHERE room = ? AND table_id = ? AND seq BETWEEN ? "
+        "AND ? ORDER BY seq",
+        (store.room, table, first - 1, last),
+    )
+    by_seq = {int(r["seq"]): json.loads(r["payload"]) for r in rows}
+    prev = bytes(32).hex() if first == 1 else by_seq.get(first - 1, {}).get("chain")
+    run = [by_seq[s] for s in range(first, last + 1) if s in by_seq]
+    readable = per_card(chain.readable(store, table, hand), hand)
+    return with_chain(phh, run, prev=prev, readable=readable)
 
 
 def _dealer(

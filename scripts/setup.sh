@@ -57,3 +57,11 @@ if [ ! -d firmware_sim/wasm/node_modules ] \
     (cd firmware_sim/wasm && npm ci --no-audit --no-fund --loglevel=error)
     touch firmware_sim/wasm/node_modules
 fi
+
+# The table's signing key (docs/security.md, "The table's keys"): with TABLE_KEY=<file> the
+# Ed25519 key pair is made there once (<file> private, 0600; <file>.pub for the room server),
+# e.g. sudo TABLE_KEY=/etc/tablectl/t01.key bash scripts/setup.sh on the table's Pi. An
+# existing key is never replaced.
+if [ -n "${TABLE_KEY:-}" ] && [ ! -e "$TABLE_KEY" ]; then
+    .venv/bin/tablectl keygen --out "$TABLE_KEY"
+fi

@@ -252,17 +252,20 @@ def journal_records(run: TracedRun) -> list[Recorded | Publish]:
 def _nth_record(
     files: Sequence[tuple[int, bytes]], topic: str, payload: bytes, n: int
 ) -> tuple[int, int] | None:
-    """(inode, end offset) of the n-th `out` record of `topic` with exactly `payload`."""
-    tail = b'"payload":' + payload + b"}\n"
+    """(inode, end offset) of the n-th `out` record of `topic` with exactly `payload` (the
+    record's line goes on with a sealed card's `key` and the journal chain's `h`)."""
+    tail = b'"payload":' + payload
     head = b'{"out":' + json.dumps(topic).encode() + b","
     count = 0
     for inode, data in files:
         at = data.find(tail)
         while at >= 0:
             start = data.rfind(b"\n", 0, at) + 1
-            if data.startswith(head, start):
+            after = data[at + len(tail) : at + len(tail) + 1]
+            if data.startswith(head, start) and after in (b",", b"}"):
                 if count == n:
-                    return inode, at + len(tail)
+                    end = data.find(b"\n", at)
+                    return inode, (end + 1) if end >= 0 else len(data)
                 count += 1
             at = data.find(tail, at + 1)
     return None
@@ -356,6 +359,10 @@ def state_records(files: dict[str, bytes]) -> Counter[tuple[str, bytes]]:
         for line in data.split(b"\n")[:-1]:  # the last piece has no newline: torn
             if line.startswith(b'{"out":'):
                 topic = json.loads(line[7 : line.index(b",")])
-                payload = line.rsplit(b'"payload":', 1)[1][:-1]
+                # the payload as published (the record goes on with `key` and `h` after it)
+                record = json.loads(line)
+                payload = json.dumps(
+                    record["payload"], separators=(",", ":"), ensure_ascii=False
+                ).encode()
                 records[(topic, payload)] += 1
     return records

@@ -197,8 +197,9 @@ def _comparable(messages: Iterable[Message]) -> list[dict[str, Any]]:
 
 
 def without_t(payload: dict[str, Any]) -> dict[str, Any]:
-    """A payload without its time, for comparing runs made at different times."""
-    return {k: v for k, v in payload.items() if k != "t"}
+    """A payload without its time, for comparing runs made at different times (nor the
+    table's hash chain and signature, which cover the time)."""
+    return {k: v for k, v in payload.items() if k not in ("t", "chain", "signature")}
 
 
 def session(config: Config, hands: int, seed: int) -> list[Step]:
@@ -299,8 +300,10 @@ def write_config(
     settle: float = 0.25,
     profile: str = "tda-2019",
     segments: bool = False,
+    seal: str = "",
 ) -> Path:
-    """A table file for `tablectl run`: serial readers on the rig's ports, sim GPIO."""
+    """A table file for `tablectl run`: serial readers on the rig's ports, sim GPIO;
+    `seal`: the [seal] section's lines."""
     panel = ", ".join(f"{k} = {v}" for k, v in PINS.items() if k != "shuffler")
     allin = "\n".join(f'"{seat}" = {pin}' for seat, pin in ALLIN_PINS.items())
     lamps = ", ".join(f"{k} = {v}" for k, v in LAMP_PINS.items())
@@ -351,6 +354,9 @@ chips = "{EXAMPLES / "chips" / "sim-chips.toml"}"
 [journal]
 {where}
 fsync = "interval"
+
+[seal]
+{seal}
 """
     )
     return path
@@ -369,6 +375,7 @@ class TableRig:
         heartbeat: float = 0.5,
         segments: bool = False,
         file_size_limit: int | None = None,
+        seal: str = "",
     ) -> None:
         self.workdir = workdir
         self.broker = broker
@@ -389,6 +396,7 @@ class TableRig:
             settle=settle,
             profile=profile,
             segments=segments,
+            seal=seal,
         )
         self.config = load_config(self.config_path)
         self.deck: DeckRegistry = load_deck(EXAMPLES / "decks" / "sim-deck.toml")

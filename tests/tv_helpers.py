@@ -11,6 +11,7 @@ from typing import Any
 from controller.config import Config, load_config
 from controller.messages import Message
 from controller.replay import build_engine, drive
+from controller.seal import ReleasePolicy, TableSeal, open_sealed
 from controller.trace import Event, TagIn
 from firmware_sim.dealer import DealerClock, Decision, HandPlan, TableDealer, seat_players
 
@@ -154,10 +155,17 @@ def misdeal_events() -> list[Event]:
     return [*events[:first], wrong]
 
 
-def engine_messages(events: Iterable[Event]) -> list[Message]:
-    """What the real engine publishes for the trace (as the daemon would, timers fired)."""
+def engine_messages(events: Iterable[Event], *, delay: float = 0.0) -> list[Message]:
+    """What the table publishes for the trace (as the daemon would, timers fired): the real
+    engine's messages through the shell's seal (controller/seal.py), every key released
+    `delay` seconds after its read (0: right after the sealed message)."""
     engine = build_engine(config())
-    return [m for _event, messages in drive(engine, events) for m in messages]
+    seal = TableSeal("t01", ReleasePolicy(delay, False))
+    out: list[Message] = []
+    for event, messages in drive(engine, events):
+        out += [r.message for r in seal.outgoing("engine", messages, event.t)]
+    out += [r.message for r in seal.due(float("inf"))]
+    return out
 
 
 def tv_messages(messages: Iterable[Message]) -> list[tuple[str, dict[str, Any]]]:
@@ -165,13 +173,36 @@ def tv_messages(messages: Iterable[Message]) -> list[tuple[str, dict[str, Any]]]
     return [
         (m.topic, m.payload)
         for m in messages
-        if m.topic in ("state", "events", "holecards", "status")
+        if m.topic in ("state", "events", "holecards", "holekeys", "status")
     ]
 
 
+def view_messages(messages: Iterable[Message]) -> list[tuple[str, dict[str, Any]]]:
+    """What the desk gives a secret view (broadcast/desk.py): the `tv` messages with each
+    sealed hole-card message opened by its key (keys themselves are not view input)."""
+    listed = tv_messages(messages)
+    keys = {p["seq"]: p["key"] for kind, p in listed if kind == "holekeys"}
+    out: list[tuple[str, dict[str, Any]]] = []
+    for kind, p in listed:
+        if kind == "holekeys":
+            continue
+        if kind == "holecards":
+            cards = open_sealed(p, keys[p["seq"]])
+            p = {"table": p["table"], "hand": p["hand"], "seat": p["seat"], "cards": cards}
+        out.append((kind, p))
+    return out
+
+
 def hole_cards(messages: Iterable[tuple[str, dict[str, Any]]]) -> set[str]:
-    """Every hole card the messages reveal on `holecards`."""
-    return {c for kind, p in messages if kind == "holecards" for c in p["cards"]}
+    """Every hole card the messages reveal: the sealed `holecards` opened with their keys."""
+    listed = list(messages)
+    keys = {p["seq"]: p["key"] for kind, p in listed if kind == "holekeys"}
+    return {
+        c
+        for kind, p in listed
+        if kind == "holecards" and ("cards" in p or p["seq"] in keys)
+        for c in (p["cards"] if "cards" in p else open_sealed(p, keys[p["seq"]]))
+    }
 
 
 def board_cards(messages: Iterable[tuple[str, dict[str, Any]]]) -> set[str]:

@@ -168,12 +168,24 @@ class TvRig:
 class SimTable:
     """The real daemon on the simulated boards (the shipped sim table), on a test broker."""
 
-    def __init__(self, tmp_path: Path, broker: Mosquitto, username: str | None) -> None:
+    def __init__(
+        self,
+        tmp_path: Path,
+        broker: Mosquitto,
+        username: str | None,
+        *,
+        seal_delay: float | None = None,
+    ) -> None:
+        import dataclasses
+
         from controller.daemon import Daemon
 
         self.broker = broker
+        cfg = config(tmp_path)
+        if seal_delay is not None:
+            cfg = dataclasses.replace(cfg, seal=dataclasses.replace(cfg.seal, delay=seal_delay))
         self.daemon = Daemon(
-            config(tmp_path),
+            cfg,
             broker=broker.broker_config(username, prefix=PREFIX, client_id="tablectl-t01"),
         )
         self.daemon.start()

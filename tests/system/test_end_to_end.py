@@ -18,6 +18,7 @@ from controller.config import Config, load_config
 from controller.daemon import Daemon
 from controller.messages import Message
 from controller.schema import validate
+from controller.seal import open_sealed
 from controller.trace import ButtonPress
 from firmware_sim.dealer import DealerClock, Decision, HandPlan, TableDealer, seat_players
 from firmware_sim.player import ScriptPlayer
@@ -129,12 +130,21 @@ def test_end_to_end_hand_on_real_broker_and_ptys(table, mosquitto_acl, tmp_path:
     assert seqs == list(range(1, len(seqs) + 1)), "events seq must be contiguous from 1"
     assert got[start]["trigger"] == "shuffler" and got[start]["button"] == 3
 
-    # TV production receives all six hole cards, the moment they are read.
+    # TV production receives all six hole cards, sealed, the moment they are read; the keys
+    # (kept in the journal until the table's delay has passed) open them to the cards.
     assert tv.wait_for(lambda m: len(m) >= 6, 10)
     hole = [json.loads(m.payload) for m in tv.messages()]
     assert {h["seat"] for h in hole} == {1, 2, 3}
+    assert [h["seq"] for h in hole] == list(range(1, len(hole) + 1))
     assert all(not m.retain for m in tv.messages())
-    finals = {h["seat"]: h["cards"] for h in hole if len(h["cards"]) == 2}
+    assert all("cards" not in h for h in hole)
+    keys = {
+        r["payload"]["seq"]: r["key"]
+        for r in map(json.loads, (tmp_path / "t01.journal").read_text().splitlines()[1:])
+        if r.get("out") == "holecards"
+    }
+    opened = {h["seat"]: open_sealed(h, keys[h["seq"]]) for h in hole}
+    finals = {seat: cards for seat, cards in opened.items() if len(cards) == 2}
     assert sorted(finals) == [1, 2, 3]
 
     # The room identity, subscribed to '#', receives no hole card at all.

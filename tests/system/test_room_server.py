@@ -17,6 +17,7 @@ from controller.cli import demo_script
 from controller.config import load_config
 from controller.daemon import Daemon
 from controller.journal import read_trace_file
+from controller.seal import open_sealed
 from room.config import load_room_config
 from room.server import RoomServer
 from tests.broker import Mosquitto, Subscriber
@@ -142,6 +143,14 @@ def test_commands_need_the_token_and_return_the_tables_reply(room: Room) -> None
         assert {r["payload"]["id"] for r in stored} >= {"api-1", refused["id"]}
 
 
+def _outputs(path: Path) -> list[Any]:
+    """The `out` records of a journal file (with their keys)."""
+    from controller.journal import read_trace_file
+
+    segment = read_trace_file(path)
+    return [o for k in sorted(segment.outputs) for o in segment.outputs[k]]
+
+
 def test_the_room_identity_never_sees_a_hole_card(room: Room, mosquitto_tls: Mosquitto) -> None:
     tv = Subscriber(mosquitto_tls, f"{PREFIX}/holecards", username="tv")
     try:
@@ -160,10 +169,20 @@ def test_the_room_identity_never_sees_a_hole_card(room: Room, mosquitto_tls: Mos
                 for value in (payload.get(key) or {}).values():
                     cards = value.get("cards") if isinstance(value, dict) else value
                     shown.update(cards or [])
+        # the cards TV got, sealed: opened with the keys the table journaled beside them
+        journal = room.daemon.journal
+        assert journal is not None
+        keys = {
+            o.message.payload["seq"]: o.key
+            for o in _outputs(journal.path)
+            if o.message.topic == "holecards"
+        }
         for message in tv.messages():
-            for card in json.loads(message.payload)["cards"]:
-                if card not in shown:
-                    assert all(card not in row["payload"] for row in everything)
+            sealed = json.loads(message.payload)
+            assert "cards" not in sealed
+            for card in open_sealed(sealed, keys[sealed["seq"]] or ""):
+                if card not in shown:  # as a JSON string (hex chains hold "7c" ...)
+                    assert all(f'"{card}"' not in row["payload"] for row in everything)
     finally:
         tv.close()
 

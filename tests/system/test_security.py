@@ -25,6 +25,7 @@ from controller.config import Config, load_config
 from controller.daemon import Daemon
 from controller.messages import Message
 from controller.schema import validate
+from controller.seal import open_sealed
 from firmware_sim.dealer import DealerClock, Decision, HandPlan, TableDealer, seat_players
 from firmware_sim.player import ScriptPlayer
 from tests.broker import (
@@ -166,7 +167,11 @@ def table(
     assert mosquitto_room.tls is not None
     assert daemon.broker.tls and daemon.broker.ca_file == mosquitto_room.tls.ca_file
     room = Subscriber(mosquitto_room, "#", username="room")
-    tv = Subscriber(mosquitto_room, ["poker/+/+/holecards", "poker/+/+/state"], username="tv")
+    tv = Subscriber(
+        mosquitto_room,
+        ["poker/+/+/holecards", "poker/+/+/holekeys", "poker/+/+/state"],
+        username="tv",
+    )
     daemon.start()
     try:
         assert daemon.devices.readers[0].wait_synced(10.0)
@@ -218,8 +223,8 @@ def test_whole_hand_over_tls_room_never_sees_a_hidden_hole_card_tv_sees_them_all
     awarded = [e for e in got if e["type"] == "pot_awarded"]
     assert awarded and awarded[0]["winners"] == [1] and awarded[0]["amount"] == 400
 
-    # The room, subscribed to '#', got zero holecards messages ...
-    assert not [m for m in room.messages() if m.topic.endswith("/holecards")]
+    # The room, subscribed to '#', got zero holecards messages, and no key ...
+    assert not [m for m in room.messages() if m.topic.endswith(("/holecards", "/holekeys"))]
     # ... and no hole card of a seat that was never shown, in any payload on any topic.
     hidden = set(hole[2]) | set(hole[3])
     shown_at: int | None = None
@@ -236,20 +241,29 @@ def test_whole_hand_over_tls_room_never_sees_a_hidden_hole_card_tv_sees_them_all
         kind = m.topic.rsplit("/", 1)[1]
         validate(Message(kind, json.loads(m.payload), 1, kind in ("state", "status")))
 
-    # TV production got every hole card, never retained.
-    def all_hole_cards(msgs: list[Received]) -> bool:
-        seen = {
-            c
+    # TV production got every hole card, sealed, and every key once released; never retained.
+    def opened(msgs: list[Received]) -> dict[int, list[str]]:
+        keys = {
+            json.loads(m.payload)["seq"]: json.loads(m.payload)["key"]
             for m in msgs
-            if m.topic.endswith("/holecards")
-            for c in json.loads(m.payload)["cards"]
+            if m.topic.endswith("/holekeys")
         }
-        return seen >= {c for cards in hole.values() for c in cards}
+        out: dict[int, list[str]] = {}
+        for m in msgs:
+            p = json.loads(m.payload) if m.topic.endswith("/holecards") else None
+            if p is not None and p["seq"] in keys:
+                cards = open_sealed(p, keys[p["seq"]])
+                if len(cards) == 2:
+                    out[p["seat"]] = cards
+        return out
 
-    assert tv.wait_for(all_hole_cards, 15)
-    finals = {h["seat"]: h["cards"] for h in _payloads(tv, "holecards") if len(h["cards"]) == 2}
-    assert finals == hole
+    assert all("cards" not in h for h in _payloads(tv, "holecards"))
+    assert tv.wait_for(lambda msgs: opened(msgs) == hole, 15 + daemon.config.seal.delay)
     assert all(not m.retain for m in tv.messages(f"{PREFIX}/holecards"))
+    assert all(not m.retain for m in tv.messages(f"{PREFIX}/holekeys"))
+    # the room stores when each became readable, and by whom, never the key
+    notices = _payloads(room, "released")
+    assert {n["seat"] for n in notices} >= set(hole) and all("key" not in n for n in notices)
 
 
 def test_a_command_from_tv_never_reaches_the_table_the_same_from_the_room_does(
@@ -291,7 +305,16 @@ def test_a_command_from_tv_never_reaches_the_table_the_same_from_the_room_does(
 
 # ---------------------------------------------------------------- the ACL, topic by topic
 
-TABLE_TOPICS = ("status", "state", "events", "holecards", "alerts", "replies")
+TABLE_TOPICS = (
+    "status",
+    "state",
+    "events",
+    "holecards",
+    "holekeys",
+    "released",
+    "alerts",
+    "replies",
+)
 
 
 def test_who_may_write_what(mosquitto_room: Mosquitto) -> None:
@@ -299,11 +322,12 @@ def test_who_may_write_what(mosquitto_room: Mosquitto) -> None:
     allowed = {
         "table-t01": [f"{PREFIX}/{t}" for t in TABLE_TOPICS],
         "room": [f"{PREFIX}/cmd/seat", f"{PREFIX}/cmd/level", f"{OTHER}/cmd/unseat"],
-        "tv": [],
+        "tv": [f"{PREFIX}/tvreq/holecards", f"{PREFIX}/tvreq/holekeys"],  # seqs it missed
     }
     refused = {
         "table-t01": [
             f"{PREFIX}/cmd/seat",  # no command to itself
+            f"{PREFIX}/tvreq/holecards",  # nor a request to itself
             f"{PREFIX}/holecards/extra",
             f"{PREFIX}/debug",
             *(f"{OTHER}/{t}" for t in TABLE_TOPICS),  # nor into another table's prefix
@@ -315,6 +339,8 @@ def test_who_may_write_what(mosquitto_room: Mosquitto) -> None:
             *(f"{PREFIX}/{t}" for t in TABLE_TOPICS),
             f"{PREFIX}/debug",
             f"{OTHER_ROOM}/cmd/seat",  # the room server commands its own room's tables only
+            f"{PREFIX}/tvreq/holecards",  # the room can never ask for hole cards
+            f"{PREFIX}/tvreq/holekeys",
         ],
         "tv": [*(f"{PREFIX}/{t}" for t in TABLE_TOPICS), f"{PREFIX}/cmd/seat"],
     }
@@ -336,11 +362,13 @@ def test_who_may_read_what(mosquitto_room: Mosquitto) -> None:
     subs = {user: Subscriber(mosquitto_room, "#", username=user) for user in USERS}
     table = V5Client(mosquitto_room, "table-t01")
     room = V5Client(mosquitto_room, "room")
+    tv = V5Client(mosquitto_room, "tv")
     try:
         for topic in TABLE_TOPICS:
             assert not table.publish(f"{PREFIX}/{topic}").is_failure
         for prefix in (PREFIX, OTHER):
             assert not room.publish(f"{prefix}/cmd/seat").is_failure
+        assert not tv.publish(f"{PREFIX}/tvreq/holecards").is_failure
         # Everything above was routed before its PUBACK: a marker seen last means the
         # subscriber's queue holds all the rest already.
         assert not room.publish(f"{PREFIX}/cmd/flush").is_failure
@@ -348,6 +376,7 @@ def test_who_may_read_what(mosquitto_room: Mosquitto) -> None:
     finally:
         table.close()
         room.close()
+        tv.close()
     try:
         last = {
             "table-t01": f"{PREFIX}/cmd/flush",
@@ -365,12 +394,16 @@ def test_who_may_read_what(mosquitto_room: Mosquitto) -> None:
     finally:
         for sub in subs.values():
             sub.close()
-    public = {f"{PREFIX}/{t}" for t in ("status", "state", "events", "alerts", "replies")}
+    public = {
+        f"{PREFIX}/{t}" for t in ("status", "state", "events", "alerts", "replies", "released")
+    }
     commands = {f"{PREFIX}/cmd/seat", f"{OTHER}/cmd/seat", f"{PREFIX}/cmd/flush"}
-    assert topics["room"] == public | commands  # never holecards
-    assert topics["tv"] == {f"{PREFIX}/{t}" for t in ("status", "state", "events", "holecards")}
-    # The table reads its own commands only: not another table's, nor anyone's output.
-    assert topics["table-t01"] == {f"{PREFIX}/cmd/seat", f"{PREFIX}/cmd/flush"}
+    assert topics["room"] == public | commands  # never holecards, their keys or TV's requests
+    tv_reads = ("status", "state", "events", "holecards", "holekeys")
+    assert topics["tv"] == {f"{PREFIX}/{t}" for t in tv_reads}
+    # The table reads its own commands and TV's requests only: nothing else, no output.
+    requests = {f"{PREFIX}/tvreq/holecards"}
+    assert topics["table-t01"] == {f"{PREFIX}/cmd/seat", f"{PREFIX}/cmd/flush"} | requests
 
 
 # ---------------------------------------------------------------- authentication and TLS

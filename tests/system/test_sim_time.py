@@ -47,6 +47,14 @@ def _sim(speed: str, tmp: Path) -> tuple[list[str], list[str], float]:
     return received, [AUTO_ID.sub("auto-", line) for line in journal[1:]], took
 
 
+_RANDOM = re.compile(r'"(sealed|key|sig|h|head)":"[^"]*"')
+
+
+def _fixed(lines: list[str]) -> list[str]:
+    """Lines with their random members (seals, keys, signatures, journal chain) blanked."""
+    return [_RANDOM.sub(r'"\1":"~"', line) for line in lines]
+
+
 @pytest.mark.timeout(200)
 def test_sim_same_seed_same_game_at_speed_1_10_100_and_max(tmp_path: Path) -> None:
     runs = {speed: _sim(speed, tmp_path) for speed in SPEEDS}
@@ -57,11 +65,14 @@ def test_sim_same_seed_same_game_at_speed_1_10_100_and_max(tmp_path: Path) -> No
     assert any('"event":"tick"' in line for line in journal), "the settle timers fired"
     for speed in SPEEDS[1:]:
         other_received, other_journal, _ = runs[speed]
-        # Every message, its `t` included: game time is simulated, whatever the pace.
-        assert other_received == received, f"--speed {speed} published another game"
-        assert other_journal == journal, f"--speed {speed} journaled another game"
+        # Every message, its `t` included: game time is simulated, whatever the pace (the
+        # hole cards' keys and seals, the run's signing key and the journal's chain over
+        # them are random: set aside; the events chain itself is the same).
+        assert _fixed(other_received) == _fixed(received), f"--speed {speed}: another game"
+        assert _fixed(other_journal) == _fixed(journal), f"--speed {speed}: another journal"
     # The pace is real: speed 1 takes the hand's length, max does not wait for it.
-    hand_seconds = float(re.findall(r'"t":([0-9.]+)', journal[-1])[0])
+    last = next(line for line in reversed(journal) if '"t":' in line)  # not the stop's `sig`
+    hand_seconds = float(re.findall(r'"t":([0-9.]+)', last)[0])
     assert runs["1"][2] >= hand_seconds
     assert runs["max"][2] < runs["1"][2] / 2
 

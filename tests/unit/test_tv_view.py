@@ -17,7 +17,7 @@ from tests.tv_helpers import (
     hand_events,
     hole_cards,
     misdeal_events,
-    tv_messages,
+    view_messages,
 )
 
 
@@ -31,7 +31,7 @@ def frames(view: TableView, messages: list[tuple[str, dict[str, Any]]]) -> list[
 
 @pytest.mark.parametrize("plan", [flop_plan, allin_plan])
 def test_preview_frames_never_hold_a_hole_card(plan: Any) -> None:
-    messages = tv_messages(engine_messages(hand_events(plan())))
+    messages = view_messages(engine_messages(hand_events(plan())))
     secret = hole_cards(messages) - board_cards(messages)
     assert len(secret) >= 6
     view = TableView("t01", secret=False)
@@ -59,7 +59,7 @@ def test_a_public_frame_with_a_card_is_stopped() -> None:
 
 
 def test_overlay_shows_cards_equities_and_the_showdown() -> None:
-    messages = tv_messages(engine_messages(hand_events(allin_plan())))
+    messages = view_messages(engine_messages(hand_events(allin_plan())))
     view = TableView("t01", secret=True)
     seen_equity = False
     for kind, payload in messages:
@@ -88,7 +88,7 @@ def test_overlay_shows_cards_equities_and_the_showdown() -> None:
 
 
 def test_a_misdeal_shows_its_banner_and_clears_the_cards() -> None:
-    messages = tv_messages(engine_messages(misdeal_events()))
+    messages = view_messages(engine_messages(misdeal_events()))
     view = TableView("t01", secret=True)
     for kind, payload in messages:
         view.apply(kind, payload)
@@ -121,7 +121,7 @@ def test_a_misdeal_shows_its_banner_and_clears_the_cards() -> None:
 def test_banners_say_why_the_table_stopped(
     procedures: list[dict[str, Any]], held: list[str], kind: str | None, title: str | None
 ) -> None:
-    messages = tv_messages(engine_messages(hand_events(flop_plan())))
+    messages = view_messages(engine_messages(hand_events(flop_plan())))
     view = TableView("t01", secret=False)
     state = next(p for k, p in messages if k == "state" and p["hand"] == 1)
     view.apply("state", {**state, "procedures": procedures, "held": held})
@@ -133,7 +133,7 @@ def test_banners_say_why_the_table_stopped(
 
 
 def test_events_seen_twice_count_once_and_bad_messages_change_nothing() -> None:
-    messages = tv_messages(engine_messages(hand_events(flop_plan())))
+    messages = view_messages(engine_messages(hand_events(flop_plan())))
     view = TableView("t01", secret=True)
     for kind, payload in messages[:30]:
         view.apply(kind, payload)
@@ -153,7 +153,7 @@ def test_events_seen_twice_count_once_and_bad_messages_change_nothing() -> None:
 
 
 def test_true_outs_can_be_turned_off() -> None:
-    messages = tv_messages(engine_messages(hand_events(flop_plan())))
+    messages = view_messages(engine_messages(hand_events(flop_plan())))
     view = TableView("t01", secret=True)
     for kind, payload in messages:
         view.apply(kind, payload)
@@ -164,7 +164,7 @@ def test_true_outs_can_be_turned_off() -> None:
 
 
 def test_side_pots_and_the_pot_total() -> None:
-    messages = tv_messages(engine_messages(hand_events(flop_plan())))
+    messages = view_messages(engine_messages(hand_events(flop_plan())))
     state = next(p for k, p in messages if k == "state" and p["hand"] == 1)
     seats = {**state["seats"], "1": {**state["seats"]["1"], "status": "allin", "bet": 300}}
     pots = [{"amount": 1200, "eligible": [1, 2, 3]}, {"amount": 400, "eligible": [2, 3]}]
