@@ -28,6 +28,7 @@ from controller.inputs import ButtonPress, Command, Device, Event, TagIn, TagOut
 from controller.journal import InputJournal, SegmentedJournal, open_journal
 from controller.messages import Message
 from controller.notices import Notices
+from controller.ordering import ReorderWindow
 from controller.publisher import Publisher, PublishError
 from controller.recovery import delivery_mark, recover
 from controller.replay import build_engine
@@ -95,6 +96,13 @@ Item = Event | DeviceAlert | RefusedCommand | ResendRequest | FromRoom
 clock again)."""
 
 
+def _made(item: Item) -> float:
+    """When a queued input was made (the time it carries)."""
+    inner = item.item if isinstance(item, FromRoom) else item
+    t = getattr(inner, "t", None)
+    return float(t) if isinstance(t, int | float) else 0.0
+
+
 class Daemon:
     """One table: devices, journal, engine and publisher wired together.
 
@@ -134,6 +142,21 @@ class Daemon:
         self.notices = Notices(config.table.id, self.engine, self.now)
         self.supervisor = Supervisor()
         self.resync = Resync(sink=self.queue.put)
+        # Inputs applied in the order they were made ([inputs] reorder_ms; 0: as they come).
+        self.window: ReorderWindow[Item] | None = (
+            ReorderWindow(
+                config.inputs.window,
+                time.monotonic if isinstance(self.timer, SystemClock) else self.timer.now,
+            )
+            if config.inputs.window > 0
+            else None
+        )
+        self._tick_waiting: float | None = None  # the time of a Tick held in the window
+        self._window_ticks: set[int] = set()  # ids of the Ticks it let go, not applied yet
+        self._sources = {
+            **dict.fromkeys(config.card_reader.antennas, "card_reader"),
+            **dict.fromkeys(config.chip_reader.antennas, "chip_reader"),
+        }
         self.draws = DrawRequests()
         self.applied = 0
         self.failed: JournalError | None = None  # the journal broke: stopped, exit non-zero
@@ -152,6 +175,19 @@ class Daemon:
     def now(self) -> float:
         """Trace time: seconds since the journal began."""
         return max(0.0, round(self.clock() - self.epoch, 6))
+
+    def made_at(self, monotonic: float) -> float:
+        """Trace time of a moment of the machine's monotonic clock (a GPIO edge stamped at
+        the interrupt). On a simulated or test clock, trace time now: time stands still
+        while an input is in flight there (docs/architecture.md, "Time")."""
+        if not isinstance(self.timer, SystemClock):
+            return self.now()
+        return max(0.0, round(self.now() - max(0.0, time.monotonic() - monotonic), 6))
+
+    def real_time(self) -> bool:
+        """Whether trace time is the machine's clock (the boards' reports are then dated by
+        the boards' clocks; on a simulated clock when they are decoded)."""
+        return isinstance(self.timer, SystemClock)
 
     def submit(self, event: Event) -> None:
         """Queue an input event (thread-safe; called from driver threads). A button press
@@ -315,10 +351,12 @@ class Daemon:
         while not self.failed:
             self.supervisor.ping()
             first, taken = self._next_item()
-            if first is False:
+            if first is False and self.window is None:
                 self._done(taken)
                 continue  # woken only to ping the watchdog: no input, nothing journaled
-            batch, stop, more = self._gather(first)
+            batch, stop, more = ([], False, 0) if first is False else self._gather(first)
+            if self.window is not None:
+                batch = self._reorder(batch, stop)
             if batch:
                 try:
                     self.handle(batch)
@@ -353,24 +391,58 @@ class Daemon:
         return True
 
     def next_timer(self) -> float | None:
-        """When the engine's next timer fires (trace time); None: none, or the readers'
-        catch-up after a restart holds the timers. Read it only while `idle()`."""
-        return None if self.resync.pending() else self.engine.deadline()
+        """When the engine's next timer fires, or the reorder window lets an input go
+        (trace time); None: neither (the readers' catch-up after a restart holds the
+        engine's timers). Read it only while `idle()`."""
+        deadline = None if self.resync.pending() else self._deadline()
+        release = self._release_at()
+        if deadline is None or release is None:
+            return deadline if release is None else release
+        return min(deadline, release)
+
+    def _release_at(self) -> float | None:
+        """When (trace time) the reorder window lets its next input go; None: none held."""
+        window = self.window
+        release = window.next_release() if window is not None else None
+        if window is None or release is None:
+            return None
+        return self.now() + (release - window.clock())
+
+    def _deadline(self) -> float | None:
+        """The engine's next timer, unless its Tick already waits in the reorder window."""
+        deadline = self.engine.deadline()
+        if deadline is not None and self._tick_waiting is not None:
+            return None
+        return deadline
 
     def _next_item(self) -> tuple[Item | Literal[False] | None, int]:
         """The next queued item (None: stop); a Tick when an engine timer fires first;
         False when the wait ended only for the watchdog's ping or a clock's jump; with how
         many queued items were taken."""
         frozen = self.resync.pending()  # no timer fires before the readers' catch-up
-        deadline = None if frozen else self.engine.deadline()
-        timeout = None if deadline is None else self.timer.real_wait(deadline - self.now())
-        wait = self.supervisor.wait_limit(0.5 if frozen else timeout)
+        deadline = None if frozen else self._deadline()
+        due = deadline
+        timeout = None if due is None else self.timer.real_wait(due - self.now())
+        window = self.window
+        release = window.next_release() if window is not None else None
+        if window is not None and release is not None:  # or an input the window lets go
+            if isinstance(self.timer, SystemClock):
+                step: float | None = max(0.0, release - window.clock())
+            else:
+                step = self.timer.real_wait(release - window.clock())
+            if step is not None:
+                timeout = step if timeout is None else min(timeout, step)
+        if frozen:
+            timeout = 0.5 if timeout is None else min(timeout, 0.5)
+        wait = self.supervisor.wait_limit(timeout)
         try:
             item = self.queue.get(timeout=wait)
         except queue.Empty:
             if timeout is None or wait != timeout:
                 return False, 0
-            return Tick(t=self.now()), 0
+            if deadline is not None and deadline <= self.now():
+                return Tick(t=self.now()), 0
+            return False, 0
         if not isinstance(item, Wake):
             return item, 1
         if deadline is not None and deadline <= self.now():
@@ -395,6 +467,49 @@ class Daemon:
                 return batch, False, taken
             taken += 1
         return batch, True, taken
+
+    def _reorder(self, batch: list[Item], stop: bool) -> list[Item]:
+        """Through the reorder window: inputs (and the engine's Ticks) wait there until
+        the window after they were made has passed, then go in the order they were made;
+        what is not an input (device alerts, refused commands, resend requests) goes at
+        once. At a stop everything held goes (it was made: it is applied)."""
+        window = self.window
+        assert window is not None
+        now = self.now()
+        out: list[Item] = []
+        for item in batch:
+            source = self._source(item)
+            if source is None:
+                out.append(item)
+                continue
+            if isinstance(item, Tick):
+                self._tick_waiting = item.t
+            made = _made(item)
+            window.hold(item, source, made, now - made)
+        released = window.drain() if stop else window.due()
+        for item in released:
+            if isinstance(item, Tick):
+                self._tick_waiting = None
+                self._window_ticks.add(id(item))
+        return out + released
+
+    def _source(self, item: Item) -> str | None:
+        """Which source an input came from (its order is kept); None: not an input."""
+        if isinstance(item, FromRoom):
+            return "room" if isinstance(item.item, Command) else None
+        if isinstance(item, TagIn | TagOut):
+            return self._sources.get(item.antenna, "reader")
+        if isinstance(item, ButtonPress):
+            return "gpio"
+        if isinstance(item, Device):
+            return item.name
+        if isinstance(item, Command):
+            return "room"
+        if isinstance(item, Tick):
+            return "timer"
+        if isinstance(item, DeviceAlert | RefusedCommand | ResendRequest):
+            return None
+        return "badge"
 
     def _status_text(self) -> str:
         hand = self.engine.hand
@@ -475,13 +590,18 @@ class Daemon:
             )
         if isinstance(item, Device) and self.device_states.get(item.name, "online") == item.state:
             return []  # no change to what is journaled (e.g. boards found after a restart)
+        if isinstance(item, Tick) and id(item) in self._window_ticks:
+            self._window_ticks.discard(id(item))
+            deadline = self.engine.deadline()
+            if deadline is None or deadline > item.t:
+                return []  # an input made before it moved the timer: nothing fires now
         return self._apply(item, effects)
 
     def _apply(self, item: Event, effects: list[Callable[[], None]]) -> list[Message]:
         """Journal an input (dated no earlier than the last), apply it, journal the result."""
         t = max(item.t, self.last_t)
-        if isinstance(item, Command):
-            t = max(self.now(), self.last_t)
+        if isinstance(item, Command) and self.window is None:
+            t = max(self.now(), self.last_t)  # (in the window: when it was received)
         if t != item.t:
             item = dataclasses.replace(item, t=t)
         if self.journal is not None:
