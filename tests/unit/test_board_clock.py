@@ -9,7 +9,8 @@ from drivers.reader.board_clock import CREEP, WRAP, BoardClock
 
 def test_a_report_decoded_late_is_dated_when_the_board_read_it() -> None:
     clock = BoardClock()
-    assert clock.host_time(5_000, received=100.002) == pytest.approx(100.002, abs=1e-3)  # 2 ms in transit
+    # 2 ms in transit
+    assert clock.host_time(5_000, received=100.002) == pytest.approx(100.002, abs=1e-3)
     # the host was busy: the next report, read 1 s later on the board, is decoded 45 ms late
     assert clock.host_time(6_000, received=101.047) == pytest.approx(101.002, abs=1e-3)
     # a report that came through faster than any before tightens the offset
