@@ -244,7 +244,7 @@ def cmd_sim(args: argparse.Namespace) -> int:
     script = args.script or config.sim.script
     hands = args.hands if args.hands is not None else (config.sim.hands or 3)
     tables: list[_SimTable] = []
-    for index in range(args.tables):
+    for index in range(args.tables if args.tables == 1 else 0):  # many: in workers (below)
         journal = None
         if not args.keep_journal:
             journal = Path(tempfile.mkdtemp(prefix="tablectl-sim-")) / "sim.journal"
@@ -272,6 +272,7 @@ def cmd_sim(args: argparse.Namespace) -> int:
     watcher: _Watcher | None = None
     room = None
     started: list[_SimTable] = []
+    workers = None
     try:
         if args.room:  # the room server on the same broker (room/sim.py)
             from room.sim import start_sim_room
@@ -286,8 +287,29 @@ def cmd_sim(args: argparse.Namespace) -> int:
             started.append(table)
         if identity is not None:
             watcher = _Watcher(broker, identity, _watch_prefix(broker.prefix, args.tables))
-        time.sleep(0.5)  # the reader boards say HELLO first
         speed = args.speed if args.speed is not None else config.sim.speed
+        if args.tables > 1:  # a room: the tables spread over worker processes
+            from controller.simtables import SimWorkers, room_check, worker_args
+
+            host = broker.host or "127.0.0.1"
+            argv = worker_args(
+                args.config, args.profile, host, broker.port,
+                seed=args.seed, hands=hands, script=script, speed=speed,
+            )  # fmt: skip
+            workers = SimWorkers(argv, args.tables, Path(tempfile.mkdtemp(prefix="tablectl-sim-")))
+            done = workers.wait(stop)
+            for r in done:
+                print(
+                    f"sim: played {r.played} script events, engine applied {r.applied}, last seq "
+                    f"{r.seq} (table {r.table}; {r.sim_seconds:.1f} s of play in "
+                    f"{r.wall_seconds:.1f} s)",
+                    flush=True,
+                )
+            if room is not None and done:
+                print(room.summary(max(r.seq for r in done)), flush=True)
+                print(room_check(room, sum(r.seq for r in done)), flush=True)
+            return 0
+        time.sleep(0.5)  # the reader boards say HELLO first
         _play_tables(tables, speed, stop)
         for table in tables:
             which = f" (table {table.config.table.id})" if args.tables > 1 else ""
@@ -299,6 +321,8 @@ def cmd_sim(args: argparse.Namespace) -> int:
         if room is not None:
             print(room.summary(max(t.daemon.engine.seq for t in tables)), flush=True)
     finally:
+        if workers is not None:
+            workers.stop()
         if watcher is not None:
             watcher.stop()
         if tv is not None:

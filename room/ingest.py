@@ -33,6 +33,7 @@ from paho.mqtt.packettypes import PacketTypes
 from paho.mqtt.properties import Properties
 
 from controller.errors import TableError
+from controller.mqtt_poll import PollClient
 from room.config import RoomConfig
 from room.gaps import GapTracker, Hole
 from room.store import Batch, EventRow, MessageRow, RejectedRow, Store, StoreError, WriteResult
@@ -106,7 +107,7 @@ class Ingest:
 
     def _make_client(self) -> mqtt.Client:
         broker = self.config.broker
-        client = mqtt.Client(
+        client = PollClient(  # paho on poll(2), not select.select (controller/mqtt_poll.py)
             CallbackAPIVersion.VERSION2,
             client_id=broker.client_id,
             protocol=MQTTProtocolVersion.MQTTv5,

@@ -15,6 +15,7 @@ from drivers.reader import messages as msgs
 from drivers.reader.alerts import AlertLimiter
 from drivers.reader.board_clock import BoardClock
 from drivers.reader.framing import Frame, FrameDecoder, FrameEncoder
+from drivers.reader.port import PollSerial
 from drivers.reader.view import Change, TagView
 
 log = logging.getLogger(__name__)
@@ -207,7 +208,7 @@ class ReaderDriver:
     def _open(self) -> serial.Serial | None:
         self._board_clock.reset()  # a board found again may have restarted meanwhile
         try:
-            port = serial.Serial(self.port, self.baudrate, timeout=0.05)
+            port = PollSerial(self.port, self.baudrate, timeout=0.05)  # poll, any fd number
         except (serial.SerialException, OSError, ValueError) as exc:
             with self._lock:
                 self._open_failures += 1
