@@ -118,23 +118,69 @@ class FrameClock:
         os.write = self._write
 
 
+def serve_boards() -> None:
+    """`--boards`: the table's two reader boards, simulated in this process (as on a table,
+    where each board is its own processor, they take nothing from the daemon's).
+
+    Prints their pty paths (one JSON line), then takes `place ANTENNA UID` / `remove
+    ANTENNA UID` on stdin; a place answers when the firmware wrote its TAG_IN frame and
+    when the tag was placed (perf_counter: CLOCK_MONOTONIC, the same in every process)."""
+    from controller.config import load_config
+    from firmware_sim.reader_board import ReaderBoardSim
+
+    config = load_config(Path("examples") / "sim-table.toml")
+    cards = ReaderBoardSim(config.card_reader.antennas, kind="card")
+    chips = ReaderBoardSim(config.chip_reader.antennas, kind="chip")
+    cards.start()
+    chips.start()
+    print(json.dumps({"cards": cards.path, "chips": chips.path}), flush=True)
+    clock = FrameClock(cards._master)
+    clock.install()
+    for line in sys.stdin:
+        verb, antenna, uid = line.split()
+        if verb == "place":
+            clock.armed = True
+            start = time.perf_counter()
+            cards.place(antenna, uid)
+            while clock.armed:  # an older simulator writes from its own thread
+                time.sleep(0.00005)
+            print(json.dumps({"tag": start, "frame": clock.at}), flush=True)
+        else:
+            cards.remove(antenna, uid)
+            print("{}", flush=True)
+    clock.uninstall()
+    cards.stop()
+    chips.stop()
+
+
 def controller_round_trip(
     port: int, n: int, fsync: str, reorder_ms: float | None = None
 ) -> dict[str, list[float]]:
     """Simulator TAG_IN frame -> reader driver -> engine -> publisher -> subscriber.
 
-    `reorder_ms` sets the input reorder window (releases that have one; None: the table
-    file's own setting)."""
+    The reader boards run in a process of their own, reached on their ptys through the
+    `serial` backend as real boards are. `reorder_ms` sets the input reorder window
+    (releases that have one; None: the table file's own setting)."""
     from controller.config import load_config
     from controller.daemon import Daemon
     from controller.registry import load_deck
     from controller.trace import ButtonPress, Command
 
+    boards = subprocess.Popen(
+        [sys.executable, str(Path(__file__).resolve()), "--boards"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    assert boards.stdin is not None and boards.stdout is not None
+    paths = json.loads(boards.stdout.readline())
     config = load_config(Path("examples") / "sim-table.toml")
     workdir = Path(tempfile.mkdtemp(prefix="bench-"))
     config = dataclasses.replace(
         config,
         journal=dataclasses.replace(config.journal, path=workdir / "bench.journal", fsync=fsync),
+        card_reader=dataclasses.replace(config.card_reader, backend="serial", port=paths["cards"]),
+        chip_reader=dataclasses.replace(config.chip_reader, backend="serial", port=paths["chips"]),
     )
     if reorder_ms is not None:
         config = dataclasses.replace(
@@ -143,8 +189,6 @@ def controller_round_trip(
     broker = dataclasses.replace(config.broker, host="127.0.0.1", port=port)
     daemon = Daemon(config, broker=broker)
     daemon.start()
-    devices: Any = getattr(daemon, "devices", daemon)  # before the device wiring: on the daemon
-    board = devices.sim_boards["card_reader"]
     assert config.registries.deck is not None
     deck = load_deck(config.registries.deck)
     for seat in (1, 2):
@@ -153,25 +197,27 @@ def controller_round_trip(
     daemon.submit(ButtonPress(0.0, "shuffler"))
     sub = Arrivals(port, f"{broker.prefix}/holecards")
     uid = deck.uid_of("As")
-    clock = FrameClock(board._master)
-    clock.install()
     from_frame: list[float] = []
     from_tag: list[float] = []
+    time.sleep(1.0)  # both boards read (HELLO, inventory) before the first sample
     try:
         for _ in range(n):
             seen = sub.count
-            clock.armed = True
-            start = time.perf_counter()
-            board.place("seat1", uid)
+            boards.stdin.write(f"place seat1 {uid}\n")
+            boards.stdin.flush()
+            stamps = json.loads(boards.stdout.readline())
             arrived = sub.wait_next(seen)
-            from_tag.append(arrived - start)
-            from_frame.append(arrived - clock.at)
-            board.remove("seat1", uid)
-            time.sleep(0.0005)  # let the TAG_OUT go through before the next TAG_IN
+            from_tag.append(arrived - stamps["tag"])
+            from_frame.append(arrived - stamps["frame"])
+            boards.stdin.write(f"remove seat1 {uid}\n")
+            boards.stdin.flush()
+            boards.stdout.readline()
+            time.sleep(0.002)  # let the TAG_OUT go through before the next TAG_IN
     finally:
-        clock.uninstall()
         sub.close()
         daemon.stop()
+        boards.stdin.close()
+        boards.wait(10)
     return {"from_frame": from_frame, "from_tag": from_tag}
 
 
@@ -238,16 +284,20 @@ def main() -> None:
         "--reorder-ms",
         type=float,
         nargs="*",
-        default=[0.0],
-        help="input reorder windows to measure ours at (ms; 0 = off)",
+        default=None,
+        help="input reorder windows to measure ours at (ms; 0 = off; default: 0 and 60)",
     )
     parser.add_argument("--json", type=Path, default=None)
     parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--boards", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--port", type=int, default=0, help=argparse.SUPPRESS)
     parser.add_argument("--fsync", default="always", help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.boards:
+        serve_boards()
+        return
     if args.worker:
-        window = args.reorder_ms[0] if args.reorder_ms else None
+        window = args.reorder_ms[0] if args.reorder_ms else None  # None: a release without
         print(json.dumps(controller_round_trip(args.port, args.frames, args.fsync, window)))
         return
     from controller.localbroker import LocalBroker
@@ -255,7 +305,7 @@ def main() -> None:
     trees: list[tuple[str, Path, float | None]] = []
     if args.baseline_tree is not None:
         trees.append(("baseline", args.baseline_tree.resolve(), None))
-    for window in args.reorder_ms:
+    for window in args.reorder_ms if args.reorder_ms is not None else [0.0, 60.0]:
         trees.append((f"ours_reorder_{window:g}ms", ROOT, window))
     load_before = os.getloadavg()
     machine = broker_machine()
