@@ -19,6 +19,7 @@ DRIVER_CORE = frozenset({"controller.errors", "controller.inputs"})
 DEVICE_WIRING = {
     "controller/devices.py": ("drivers", "firmware_sim"),  # the backends and their drivers
     "controller/cli.py": ("firmware_sim",),  # the `sim` command's dealer and script player
+    "controller/simtables.py": ("firmware_sim",),  # the `sim --tables N` workers' players
 }
 #: The shell's modules that do I/O (devices, files, sockets, clocks, threads).
 SHELL = (
