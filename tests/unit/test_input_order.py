@@ -177,3 +177,19 @@ def test_the_window_keeps_each_source_in_its_own_order() -> None:
     now[0] = 10.05
     assert window.due() == ["press", "out", "in"]  # gpio's 9.985 first; the link's order kept
     assert len(window) == 0 and window.next_release() is None
+
+
+def test_an_edge_is_dated_when_it_was_made_on_a_real_clock_only(tmp_path: Path) -> None:
+    """A GPIO edge stamped at the interrupt (machine monotonic) is put on trace time when
+    it is queued: 45 ms ago is 45 ms before now. On a simulated clock, where time stands
+    still while an input is in flight, it is now (the sim stays deterministic)."""
+    import time
+
+    real = Daemon(_config(tmp_path, WINDOW_MS))
+    assert real.real_time()
+    real.epoch -= 10.0  # ten seconds into the journal
+    edge = time.monotonic() - 0.045
+    assert real.now() - real.made_at(edge) == pytest.approx(0.045, abs=0.01)
+    virtual = Daemon(_config(tmp_path, WINDOW_MS), clock=ManualClock(0.0, wall_start=EPOCH))
+    assert not virtual.real_time()
+    assert virtual.made_at(time.monotonic() - 0.045) == virtual.now()
