@@ -659,7 +659,8 @@ class Daemon:
         log.critical("journal failed, stopping: %s", exc)
         self.failed = exc
         self.devices.stop_table(f"the table is stopped: journal failed: {exc}")
-        presses = [p for p in [*lost, *self._drain()] if isinstance(p, ButtonPress)]
+        held = self.window.drain() if self.window is not None else []  # made, never applied
+        presses = [p for p in [*lost, *held, *self._drain()] if isinstance(p, ButtonPress)]
         labels = [p.name if p.seat is None else f"{p.name} seat {p.seat}" for p in presses]
         text = f"the table is stopped: {exc}"
         if labels:
