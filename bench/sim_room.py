@@ -25,7 +25,7 @@ from typing import Any
 
 from bench.machine import machine
 
-PLAYED = re.compile(r"\(table (\S+); ([0-9.]+) s of play in ([0-9.]+) s\)")
+PLAYED = re.compile(r"\(table (\S+)\), ([0-9.]+) s of play in ([0-9.]+) s")
 STORED = re.compile(r"room: (\d+) of the (\d+) events the tables published stored")
 
 

@@ -301,8 +301,8 @@ def cmd_sim(args: argparse.Namespace) -> int:
             for r in done:
                 print(
                     f"sim: played {r.played} script events, engine applied {r.applied}, last seq "
-                    f"{r.seq} (table {r.table}; {r.sim_seconds:.1f} s of play in "
-                    f"{r.wall_seconds:.1f} s)",
+                    f"{r.seq} (table {r.table}), {r.sim_seconds:.1f} s of play in "
+                    f"{r.wall_seconds:.1f} s",
                     flush=True,
                 )
             if room is not None and done:
