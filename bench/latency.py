@@ -6,7 +6,7 @@ run alternately with ours. Each sample is one message at a time (send, wait for 
 so this is latency, not throughput.
 
 Usage: python -m bench.latency [--frames 1500] [--runs 4] [--baseline-tree DIR]
-       [--reorder-ms 0 40] [--json out.json]
+       [--reorder-ms 0 60] [--window-frames 200] [--json out.json]
 
 Each controller measurement runs in its own process (`--worker`), with the tree it
 measures first on `sys.path`: the worker uses only what every release since the first
@@ -287,6 +287,12 @@ def main() -> None:
         default=None,
         help="input reorder windows to measure ours at (ms; 0 = off; default: 0 and 60)",
     )
+    parser.add_argument(
+        "--window-frames",
+        type=int,
+        default=200,
+        help="samples per run with a reorder window (each waits the window: fewer suffice)",
+    )
     parser.add_argument("--json", type=Path, default=None)
     parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--boards", action="store_true", help=argparse.SUPPRESS)
@@ -318,7 +324,8 @@ def main() -> None:
             bare += bare_round_trip(broker.port, args.frames)
             for fsync in ("always", "interval"):
                 for name, tree, window in trees:
-                    got = run_worker(tree, broker.port, args.frames, fsync, window)
+                    frames = args.frames if not window else min(args.frames, args.window_frames)
+                    got = run_worker(tree, broker.port, frames, fsync, window)
                     slot = samples.setdefault(f"{name}_fsync_{fsync}", {})
                     for key, values in got.items():
                         slot.setdefault(key, []).extend(values)
