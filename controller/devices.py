@@ -112,6 +112,23 @@ def simulated_board(*, name: str, config: ReaderConfig, kind: str, tags: TagCont
     return board
 
 
+#: The reader backends that are simulated boards (a simulator and the tests move their tags).
+SIMULATED_BOARDS = ("sim", "sim-field")
+
+
+def field_board(*, name: str, config: ReaderConfig, kind: str, tags: TagContents) -> Any:
+    """Reader backend "sim-field": the board's firmware on a pty, reading its antennas'
+    fields directly (no simulated radio: a room of simulated tables)."""
+    from firmware_sim.field_board import FieldBoardSim
+
+    board = FieldBoardSim(config.antennas, kind=kind)
+    for antenna, uids in tags.items():
+        for uid in uids if antenna in config.antennas else ():
+            board.place(antenna, uid)
+    board.start()
+    return board
+
+
 def open_board(
     name: str, config: ReaderConfig, *, kind: str, tags: TagContents | None = None
 ) -> BoardLink:
@@ -297,7 +314,7 @@ class Devices:
     def _open_reader(self, name: str, cfg: ReaderConfig, *, kind: str, tags: TagContents) -> None:
         link = open_board(name, cfg, kind=kind, tags=tags)
         self.boards[name] = link
-        if cfg.backend == "sim":
+        if cfg.backend in SIMULATED_BOARDS:
             self.sim_boards[name] = link
         sink = self.sink
         driver = reader_driver(

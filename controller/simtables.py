@@ -152,6 +152,18 @@ class SimWorkers:
                 proc.kill()
 
 
+def room_boards(config: Config) -> Config:
+    """A table of a room of simulated tables: its simulated reader boards read their fields
+    directly (`sim-field`: the same firmware, without the simulated radio, which is three
+    quarters of a simulated table's CPU)."""
+    readers = {}
+    for key in ("card_reader", "chip_reader"):
+        reader = getattr(config, key)
+        if reader.backend == "sim":
+            readers[key] = dataclasses.replace(reader, backend="sim-field")
+    return dataclasses.replace(config, **readers)
+
+
 def worker_args(
     config: Path | None,
     profile: str | None,
@@ -203,7 +215,7 @@ def _worker(argv: Sequence[str] | None = None) -> int:
     stop = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_a: stop.set())
     signal.signal(signal.SIGINT, lambda *_a: stop.set())
-    base = _config(args.config, args.profile)
+    base = room_boards(_config(args.config, args.profile))
     script = args.script or base.sim.script
     tables = []
     for index in (int(i) for i in args.indices.split(",") if i):
