@@ -37,16 +37,14 @@ class PollClient(mqtt.Client):
         readable = writable = False
         woken = False
         try:
-            poller = select.poll()
-            wanted = select.POLLIN | (select.POLLOUT if self.want_write() else 0)
-            poller.register(sock, wanted)
-            if wake is not None:
-                poller.register(wake, select.POLLIN)
+            poller, sock_fd, wake_fd = self._poller(sock, wake)
             for fd, mask in poller.poll(timeout * 1000.0):
-                if fd == sock.fileno():
+                if mask & select.POLLNVAL:
+                    raise ValueError("a descriptor was closed under the loop")
+                if fd == sock_fd:
                     readable = readable or bool(mask & (select.POLLIN | _HANGUP))
                     writable = writable or bool(mask & select.POLLOUT)
-                elif wake is not None and fd == wake.fileno():
+                elif fd == wake_fd:
                     woken = True
         except (TypeError, ValueError, OSError):
             # the socket was closed under us (disconnect(), a lost connection)
@@ -65,6 +63,28 @@ class PollClient(mqtt.Client):
             if rc or getattr(self, "_sock", None) is None:
                 return rc
         return self.loop_misc()
+
+    def _poller(self, sock: Any, wake: Any) -> tuple[Any, int, int]:
+        """The poll object for this socket and wake-up pair (kept while they are the same:
+        the loop runs once per packet), asking for POLLOUT only while paho has output."""
+        kept = getattr(self, "_poll_kept", None)
+        fd = sock.fileno()
+        if fd < 0:
+            raise ValueError("the socket is closed")
+        if kept is None or kept[0] is not sock or kept[1] is not wake or kept[3] != fd:
+            poller = select.poll()
+            sock_fd = sock.fileno()
+            wake_fd = wake.fileno() if wake is not None else -1
+            poller.register(sock_fd, select.POLLIN)
+            if wake is not None:
+                poller.register(wake_fd, select.POLLIN)
+            kept = [sock, wake, poller, sock_fd, wake_fd, select.POLLIN]
+            self._poll_kept = kept
+        wanted = select.POLLIN | (select.POLLOUT if self.want_write() else 0)
+        if wanted != kept[5]:
+            kept[2].modify(kept[3], wanted)
+            kept[5] = wanted
+        return kept[2], kept[3], kept[4]
 
     def _lost(self) -> None:
         """As paho: a loop whose socket went away reports the connection lost, unless the
