@@ -36,12 +36,14 @@ SEQ = re.compile(r"last seq (\d+) \(table")
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def run(tables: int, hands: int, seed: int, tree: Path | None = None) -> dict[str, Any]:
+def run(
+    tables: int, hands: int, seed: int, tree: Path | None = None, speed: float = 1.0
+) -> dict[str, Any]:
     """One sim of `tables` tables (`tree`: another checkout's sim); what it printed."""
     where = (tree or ROOT).resolve()
     cmd = [sys.executable, "-m", "controller.cli", "sim", "--tables", str(tables)]
     cmd += ["--hands", str(hands)]
-    cmd += ["--speed", "1", "--room", "--quiet", "--no-tv", "--seed", str(seed)]
+    cmd += ["--speed", repr(speed), "--room", "--quiet", "--no-tv", "--seed", str(seed)]
     load = os.getloadavg()[0]
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     began = time.monotonic()
@@ -61,13 +63,14 @@ def run(tables: int, hands: int, seed: int, tree: Path | None = None) -> dict[st
     for table, sim, real in PLAYED.findall(out.stdout):
         del table
         play.append(float(sim))
-        behind.append(max(0.0, float(real) - float(sim)))
+        behind.append(max(0.0, float(real) - float(sim) / speed))
     stored = STORED.search(out.stdout)
     rows = ROWS.search(out.stdout)
     seqs = [int(n) for n in SEQ.findall(out.stdout)]
     return {
         "sim": "ours" if tree is None else f"baseline {tree}",
         "tables": tables,
+        "speed": speed,
         "exit": out.returncode,
         "tables_reported": len(play),
         "sim_seconds_median": statistics.median(play) if play else None,
@@ -93,6 +96,13 @@ def main() -> None:
     parser.add_argument("--tables", type=int, nargs="+", default=[8, 16, 32])
     parser.add_argument("--hands", type=int, default=1)
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument(
+        "--speed",
+        type=float,
+        default=1.0,
+        help="the sim's --speed (1: the demo dealer's pace, about 10 moves a second a "
+        "table; 0.35: about real play's 3)",
+    )
     parser.add_argument("--json", type=Path, default=None)
     parser.add_argument(
         "--baseline-tree",
@@ -103,11 +113,11 @@ def main() -> None:
     args = parser.parse_args()
     results: dict[str, Any] = {"machine": machine(), "runs": []}
     if args.baseline_tree is not None:
-        result = run(args.tables[0], args.hands, args.seed, args.baseline_tree)
+        result = run(args.tables[0], args.hands, args.seed, args.baseline_tree, args.speed)
         results["runs"].append(result)
         print(json.dumps(result), flush=True)
     for tables in args.tables:
-        result = run(tables, args.hands, args.seed)
+        result = run(tables, args.hands, args.seed, speed=args.speed)
         results["runs"].append(result)
         print(json.dumps(result), flush=True)
     if args.json:
