@@ -152,7 +152,7 @@ class Daemon:
             else None
         )
         self._tick_waiting: float | None = None  # the time of a Tick held in the window
-        self._window_ticks: set[int] = set()  # ids of the Ticks it let go, not applied yet
+        self._window_ticks: set[int] = set()  # ids of the loop's own Ticks, not applied yet
         self._sources = {
             **dict.fromkeys(config.card_reader.antennas, "card_reader"),
             **dict.fromkeys(config.chip_reader.antennas, "chip_reader"),
@@ -441,13 +441,21 @@ class Daemon:
             if timeout is None or wait != timeout:
                 return False, 0
             if deadline is not None and deadline <= self.now():
-                return Tick(t=self.now()), 0
+                return self._tick(), 0
             return False, 0
         if not isinstance(item, Wake):
             return item, 1
         if deadline is not None and deadline <= self.now():
-            return Tick(t=self.now()), 1  # the clock reached a timer
+            return self._tick(), 1  # the clock reached a timer
         return False, 1
+
+    def _tick(self) -> Tick:
+        """An engine timer fired: its Tick (the loop's own, known by its id while it waits
+        in the reorder window)."""
+        tick = Tick(t=self.now())
+        if self.window is not None:
+            self._window_ticks.add(id(tick))
+        return tick
 
     def _gather(self, first: Item | None) -> tuple[list[Item], bool, int]:
         """`first` and what else is queued behind it, up to MAX_BATCH items (the rest waits
@@ -482,15 +490,14 @@ class Daemon:
             if source is None:
                 out.append(item)
                 continue
-            if isinstance(item, Tick):
+            if isinstance(item, Tick) and id(item) in self._window_ticks:
                 self._tick_waiting = item.t
             made = _made(item)
             window.hold(item, source, made, now - made)
         released = window.drain() if stop else window.due()
         for item in released:
-            if isinstance(item, Tick):
+            if isinstance(item, Tick) and id(item) in self._window_ticks:
                 self._tick_waiting = None
-                self._window_ticks.add(id(item))
         return out + released
 
     def _source(self, item: Item) -> str | None:
@@ -778,7 +785,17 @@ class Daemon:
 
     def _rotation_allowed(self) -> bool:
         """A segment closes between hands only, and only once the broker acknowledged every
-        event it produced (recovery re-sends from the active segment alone)."""
-        return self.engine.hand is None and (
-            self.acked is None or self.acked.written >= self.engine.seq
-        )
+        event it produced (recovery re-sends from the active segment alone). The durable
+        mark of what it acknowledged is written every 0.1 s; a rotation that waits only
+        for it writes it at once (between hands can be short: a few inputs)."""
+        if self.engine.hand is not None:
+            return False
+        acked = self.acked
+        if acked is None or acked.written >= self.engine.seq:
+            return True
+        if self.publisher is not None and self.publisher.acked_seq >= self.engine.seq:
+            try:
+                acked.write(self.engine.seq)
+            except (OSError, TableError) as exc:  # the mark's own thread will say it again
+                log.warning("delivery mark not written: %s", exc)
+        return acked.written >= self.engine.seq
