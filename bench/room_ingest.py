@@ -16,7 +16,10 @@ the baseline's lag from publish to arrival; the room server's CPU (user + system
 over the run) and peak memory (VmHWM); tables one core ingests at this rate.
 
 Usage: python -m bench.room_ingest --tables 100 1000 --seconds 60 --db sqlite postgresql
-       [--json bench/results/room_ingest.json]
+       [--baseline-tree DIR] [--json bench/results/room_ingest.json]
+
+With `--baseline-tree`, another checkout's room server (`git worktree add DIR <commit>`)
+takes the same traffic right after ours in each case: the two side by side.
 """
 
 from __future__ import annotations
@@ -189,9 +192,15 @@ json.dump(got, open(out, "w"))
 
 
 def run(
-    tables: int, seconds: float, db: str, publishers: int, hand_seconds: float
+    tables: int,
+    seconds: float,
+    db: str,
+    publishers: int,
+    hand_seconds: float,
+    room_tree: Path | None = None,
 ) -> dict[str, Any]:
-    """One run: the room server and the baseline on the same traffic."""
+    """One run: the room server (of `room_tree`, else ours) and the baseline on the same
+    traffic."""
     workdir = Path(tempfile.mkdtemp(prefix="tablectl-bench-room-"))
     broker, port = _broker(workdir)
     pg = None
@@ -209,11 +218,13 @@ def run(
         f'[room]\nname = "{ROOM}"\n[broker]\nhost = "127.0.0.1"\nport = {port}\n'
         f'[database]\nurl = "{url}"\n[http]\nport = {http_port}\n[gaps]\nbackfill = false\n'
     )
-    tablectl = Path(sys.executable).with_name("tablectl")
-    room = subprocess.Popen(
-        [str(tablectl), "room", "--config", str(config)],
+    tree = (room_tree or ROOT).resolve()
+    room = subprocess.Popen(  # the room server of `tree` (ours, or another release's)
+        [sys.executable, "-m", "controller.cli", "room", "--config", str(config)],
         stdout=(workdir / "room.log").open("wb"),
         stderr=subprocess.STDOUT,
+        cwd=tree,
+        env=dict(os.environ, PYTHONPATH=str(tree)),
     )
     schedule = Schedule(tables, seconds, hand_seconds)
     base_out = workdir / "baseline.json"
@@ -360,15 +371,27 @@ def main() -> None:
     parser.add_argument("--db", nargs="+", default=["sqlite", "postgresql"])
     parser.add_argument("--publishers", type=int, default=20)
     parser.add_argument("--json", type=Path, default=None)
+    parser.add_argument(
+        "--baseline-tree",
+        type=Path,
+        default=None,
+        help="also run that checkout's room server in each case, right after ours",
+    )
     args = parser.parse_args()
     runs: list[dict[str, Any]] = []
     results: dict[str, Any] = {"machine": machine(), "runs": runs}
     print(json.dumps(results["machine"]), flush=True)
     for db in args.db:
         for tables in args.tables:
-            result = run(tables, args.seconds, db, args.publishers, args.hand_seconds)
-            runs.append(result)
-            print(json.dumps(result), flush=True)
+            trees: list[tuple[str, Path | None]] = [("ours", None)]
+            if args.baseline_tree is not None:
+                trees.append(("baseline", args.baseline_tree))
+            for label, tree in trees:
+                result = run(tables, args.seconds, db, args.publishers, args.hand_seconds, tree)
+                result["room_server"] = label
+                result["load_average_after"] = [round(x, 2) for x in os.getloadavg()]
+                runs.append(result)
+                print(json.dumps(result), flush=True)
     if args.json:
         args.json.write_text(json.dumps(results, indent=2) + "\n")
 

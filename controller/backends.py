@@ -14,6 +14,7 @@ from controller.errors import ConfigError, DeviceError
 BACKENDS: dict[str, dict[str, str]] = {
     "reader": {
         "sim": "controller.devices:simulated_board",
+        "sim-field": "controller.devices:field_board",
         "serial": "controller.devices:serial_board",
     },
     "gpio": {

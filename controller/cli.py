@@ -14,6 +14,7 @@ import tempfile
 import threading
 import time
 from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -254,7 +255,7 @@ def cmd_sim(args: argparse.Namespace) -> int:
     local broker; each table on its own virtual clock (simulated time). Every process and
     folder it starts goes away on any exit; the pages stay up until Ctrl-C."""
     from controller.localbroker import LocalBroker
-    from controller.simtables import MAX_TABLES, table_config
+    from controller.simtables import MAX_TABLES, sim_journal, table_config
 
     if not 1 <= args.tables <= MAX_TABLES:
         raise TableError(f"--tables: 1 to {MAX_TABLES}, not {args.tables}")
@@ -293,15 +294,13 @@ def cmd_sim(args: argparse.Namespace) -> int:
                     f"local mosquitto on 127.0.0.1:{local.port}; watch it with:\n  {watch}",
                     flush=True,
                 )
-        tables: list[_SimTable] = []
+        tables: list[_SimTable] = []  # one table here; a room of them in worker processes
+        configs: list[Config] = []
+        assert run.workdir is not None
         for index in range(args.tables):
-            journal = None
-            if not args.keep_journal:
-                assert run.workdir is not None
-                journal = run.workdir / f"table-{index + 1}" / "sim.journal"
-                journal.parent.mkdir(mode=0o700)
-            assert run.workdir is not None
+            journal = None if args.keep_journal else sim_journal(run.workdir, index)
             cfg = _sim_signing_key(table_config(config, index, journal), run.workdir)
+            configs.append(cfg)
             which = f" (table {cfg.table.id})" if args.tables > 1 else ""
             where = str(cfg.journal.directory or cfg.journal.path)
             run.files.append((f"journal{which}", where))
@@ -309,15 +308,16 @@ def cmd_sim(args: argparse.Namespace) -> int:
             if run.live is None:
                 print(f"journal: {where}{which}", flush=True)
                 print(f"signing key: {cfg.seal.signing_key} (tablectl verify --key)", flush=True)
-            events: Iterable[Event] = (
-                trace if trace is not None else demo_events(cfg, hands, args.seed + index)
-            )
-            table_broker = dataclasses.replace(cfg.broker, host=broker.host, port=broker.port)
-            tables.append(_SimTable(cfg, table_broker, events))
+            if args.tables == 1:
+                events: Iterable[Event] = (
+                    trace if trace is not None else demo_events(cfg, hands, args.seed + index)
+                )
+                table_broker = dataclasses.replace(cfg.broker, host=broker.host, port=broker.port)
+                tables.append(_SimTable(cfg, table_broker, events))
         if run.live is not None:
             run.live = LiveView(
                 run.live.console,
-                [t.config.table.id for t in tables],
+                [c.table.id for c in configs],
                 None if trace is not None else hands,
             )
         identity: WatchIdentity | None = None
@@ -343,7 +343,7 @@ def cmd_sim(args: argparse.Namespace) -> int:
             assert run.workdir is not None
             workdir = run.workdir / "room"
             workdir.mkdir(mode=0o700)
-            keys = _sim_public_keys(workdir, [t.config for t in tables])
+            keys = _sim_public_keys(workdir, configs)
             room = start_sim_room(
                 config.table.room, broker.host or "127.0.0.1", broker.port, workdir, keys=keys
             )
@@ -369,24 +369,48 @@ def cmd_sim(args: argparse.Namespace) -> int:
                 cleanup.callback(run.live.stop)
             else:
                 run.say("dealing (no hand lines: --quiet, or no reading identity)")
-        time.sleep(0.5)  # the reader boards say HELLO first
         speed = args.speed if args.speed is not None else config.sim.speed
-        _play_tables(tables, speed, stop)
+        played: list[_Played] = []
+        if args.tables > 1:  # a room: the tables spread over worker processes
+            from controller.simtables import SimWorkers, worker_args
+
+            argv = worker_args(
+                args.config, args.profile, broker.host or "127.0.0.1", broker.port,
+                seed=args.seed, hands=hands or 0, script=script, speed=speed,
+                workdir=run.workdir,
+            )  # fmt: skip
+            workers = SimWorkers(argv, args.tables, run.workdir)
+            cleanup.callback(workers.stop)
+            played = [
+                _Played(r.table, r.played, r.applied, r.seq,
+                        f", {r.sim_seconds:.1f} s of play in {r.wall_seconds:.1f} s")
+                for r in workers.wait(stop)
+            ]  # fmt: skip
+        else:
+            time.sleep(0.5)  # the reader boards say HELLO first
+            _play_tables(tables, speed, stop)
+            played = [
+                _Played(t.config.table.id, t.played, t.daemon.applied, t.daemon.engine.seq, "")
+                for t in tables
+            ]
         interrupted = stop.is_set()
         if run.live is not None:
             time.sleep(0.3)  # the last hand's messages reach the view
             run.live.stop()
         elif not interrupted:
-            for table in tables:
-                which = f" (table {table.config.table.id})" if args.tables > 1 else ""
+            for p in played:
+                which = f" (table {p.table})" if args.tables > 1 else ""
                 print(
-                    f"sim: played {table.played} script events, engine applied "
-                    f"{table.daemon.applied}, last seq {table.daemon.engine.seq}{which}",
+                    f"sim: played {p.played} script events, engine applied {p.applied}, "
+                    f"last seq {p.seq}{which}{p.pace}",
                     flush=True,
                 )
-        if room is not None and not interrupted:
-            line = room.summary(max(t.daemon.engine.seq for t in tables))
-            run.say(line)
+        if room is not None and not interrupted and played:
+            run.say(room.summary(max(p.seq for p in played)))
+            if args.tables > 1:
+                from controller.simtables import room_check
+
+                run.say(room_check(room, sum(p.seq for p in played)))
         if not interrupted and not args.exit_when_done:
             where = ", ".join(url for _, url in run.links if url.startswith("http"))
             run.say(
@@ -416,7 +440,8 @@ def _sim_signing_key(cfg: Config, workdir: Path) -> Config:
     keys = workdir / "keys"
     keys.mkdir(mode=0o700, exist_ok=True)
     key = keys / f"{cfg.table.id}.key"
-    generate_keys(key)
+    if not key.exists():  # a room's worker finds the key its parent made for the table
+        generate_keys(key)
     return dataclasses.replace(cfg, seal=dataclasses.replace(cfg.seal, signing_key=key))
 
 
@@ -436,6 +461,18 @@ def _sim_public_keys(workdir: Path, configs: Sequence[Config]) -> Path:
 def _watch_prefix(prefix: str, tables: int) -> str:
     """What the printer subscribes to: the table's topics, or the room's for many tables."""
     return prefix if tables == 1 else prefix.rpartition("/")[0] or prefix
+
+
+@dataclass(frozen=True, slots=True)
+class _Played:
+    """What one simulated table did: its script events played, the inputs its engine
+    applied, its last event seq, and (a room's worker) its pace against real time."""
+
+    table: str
+    played: int
+    applied: int
+    seq: int
+    pace: str
 
 
 class _SimTable:

@@ -157,6 +157,22 @@ class SealConfig:
 
 
 @dataclass(frozen=True, slots=True)
+class InputsConfig:
+    """[inputs]: how the daemon orders the inputs of its devices."""
+
+    # Inputs are applied in the order they were made, not the order they arrived: each
+    # waits this long (milliseconds) after it was made for anything made before it that
+    # a busier source delivers late (docs/operations.md, "The reorder window"). 0: off,
+    # applied as they arrive.
+    reorder_ms: float = 60.0
+
+    @property
+    def window(self) -> float:
+        """The reorder window in seconds."""
+        return self.reorder_ms / 1000.0
+
+
+@dataclass(frozen=True, slots=True)
 class Config:
     """A whole table configuration."""
 
@@ -172,6 +188,7 @@ class Config:
     journal: JournalConfig
     sim: SimConfig
     seal: SealConfig = SealConfig()
+    inputs: InputsConfig = field(default_factory=InputsConfig)
 
     @property
     def seat_numbers(self) -> range:
@@ -208,6 +225,7 @@ _SECTIONS = (
     "journal",
     "sim",
     "seal",
+    "inputs",
 )
 _DEVICES = ("card_reader", "chip_reader", "gpio", "badge_reader")
 
@@ -838,6 +856,17 @@ def _load_seal(path: Path, data: dict[str, Any], base: Path) -> SealConfig:
     )
 
 
+MAX_REORDER_MS = 1000.0
+
+
+def _load_inputs(path: Path, data: dict[str, Any]) -> InputsConfig:
+    s = _Section(_Where(path, "inputs"), _sub(path, data, "inputs"), ("reorder_ms",))
+    window = s.float_("reorder_ms", InputsConfig().reorder_ms)
+    if not 0 <= window <= MAX_REORDER_MS:
+        raise s.error("reorder_ms", f"must be in [0, {MAX_REORDER_MS:g}] ms, got {window:g}")
+    return InputsConfig(reorder_ms=float(window))
+
+
 def with_game(config: Config, game: str | None) -> Config:
     """The configuration playing ``game`` instead of [rules] game (the CLI's --game)."""
     if game is None:
@@ -894,4 +923,5 @@ def load_config(path: Path, *, profile_override: str | None = None) -> Config:
         journal=_load_journal(path, data, base),
         sim=_load_sim(path, data, base),
         seal=_load_seal(path, data, base),
+        inputs=_load_inputs(path, data),
     )

@@ -36,6 +36,7 @@ from controller.inputs import ButtonPress, Command, Device, Event, TagIn, TagOut
 from controller.journal import InputJournal, SegmentedJournal, open_journal
 from controller.messages import Message
 from controller.notices import Notices
+from controller.ordering import ReorderWindow
 from controller.publisher import Publisher, PublishError
 from controller.recovery import delivery_mark, recover
 from controller.replay import build_engine
@@ -115,6 +116,13 @@ Item = Event | DeviceAlert | RefusedCommand | ResendRequest | FromRoom | HoleReq
 clock again)."""
 
 
+def _made(item: Item) -> float:
+    """When a queued input was made (the time it carries)."""
+    inner = item.item if isinstance(item, FromRoom) else item
+    t = getattr(inner, "t", None)
+    return float(t) if isinstance(t, int | float) else 0.0
+
+
 class Daemon:
     """One table: devices, journal, engine and publisher wired together.
 
@@ -156,6 +164,21 @@ class Daemon:
         self.notices = Notices(config.table.id, self.engine, self.now)
         self.supervisor = Supervisor()
         self.resync = Resync(sink=self.queue.put)
+        # Inputs applied in the order they were made ([inputs] reorder_ms; 0: as they come).
+        self.window: ReorderWindow[Item] | None = (
+            ReorderWindow(
+                config.inputs.window,
+                time.monotonic if isinstance(self.timer, SystemClock) else self.timer.now,
+            )
+            if config.inputs.window > 0
+            else None
+        )
+        self._tick_waiting: float | None = None  # the time of a Tick held in the window
+        self._window_ticks: set[int] = set()  # ids of the loop's own Ticks, not applied yet
+        self._sources = {
+            **dict.fromkeys(config.card_reader.antennas, "card_reader"),
+            **dict.fromkeys(config.chip_reader.antennas, "chip_reader"),
+        }
         self.draws = DrawRequests()
         self.applied = 0
         self.failed: JournalError | None = None  # the journal broke: stopped, exit non-zero
@@ -175,6 +198,19 @@ class Daemon:
     def now(self) -> float:
         """Trace time: seconds since the journal began."""
         return max(0.0, round(self.clock() - self.epoch, 6))
+
+    def made_at(self, monotonic: float) -> float:
+        """Trace time of a moment of the machine's monotonic clock (a GPIO edge stamped at
+        the interrupt). On a simulated or test clock, trace time now: time stands still
+        while an input is in flight there (docs/architecture.md, "Time")."""
+        if not isinstance(self.timer, SystemClock):
+            return self.now()
+        return max(0.0, round(self.now() - max(0.0, time.monotonic() - monotonic), 6))
+
+    def real_time(self) -> bool:
+        """Whether trace time is the machine's clock (the boards' reports are then dated by
+        the boards' clocks; on a simulated clock when they are decoded)."""
+        return isinstance(self.timer, SystemClock)
 
     def submit(self, event: Event) -> None:
         """Queue an input event (thread-safe; called from driver threads). A button press
@@ -256,6 +292,7 @@ class Daemon:
             alert="commands_rate_limited" if refusal.alert else None,
             details=(("refused", refusal.refused), ("resend", name == RESEND)),
         )
+
     def submit_tv_request(self, kind: str, payload: bytes) -> None:
         """TV asks for hole cards it missed (`tvreq/<kind>`, controller/holeresend.py):
         queued for the loop, which answers from the journal; a malformed one is dropped."""
@@ -372,10 +409,12 @@ class Daemon:
         while not self.failed:
             self.supervisor.ping()
             first, taken = self._next_item()
-            if first is False:
+            if first is False and self.window is None:
                 self._done(taken)
                 continue  # woken only to ping the watchdog: no input, nothing journaled
-            batch, stop, more = self._gather(first)
+            batch, stop, more = ([], False, 0) if first is False else self._gather(first)
+            if self.window is not None:
+                batch = self._reorder(batch, stop)
             if batch:
                 try:
                     self.handle(batch)
@@ -410,11 +449,11 @@ class Daemon:
         return True
 
     def next_timer(self) -> float | None:
-        """When the engine's next timer fires, or the next hole-card key is due (trace
-        time); None: none (the readers' catch-up after a restart holds the engine's
-        timers). Read it only while `idle()`."""
-        engine = None if self.resync.pending() else self.engine.deadline()
-        return _earliest(engine, self.seal.next_due())
+        """When the engine's next timer fires, the next hole-card key is due, or the
+        reorder window lets an input go (trace time); None: none of them (the readers'
+        catch-up after a restart holds the engine's timers). Read it only while `idle()`."""
+        engine = None if self.resync.pending() else self._deadline()
+        return _earliest(engine, self.seal.next_due(), self._release_at())
 
     def last_release_due(self) -> float | None:
         """When the last hole-card key owed with a time is due (the sim waits for it)."""
@@ -423,30 +462,66 @@ class Daemon:
     def _timer_item(self, engine_due: float | None) -> Tick | ReleaseDue:
         """What a timer that fired brings: an engine tick, or the keys due."""
         if engine_due is not None and engine_due <= self.now():
-            return Tick(t=self.now())
+            return self._tick()
         return RELEASE
 
+    def _release_at(self) -> float | None:
+        """When (trace time) the reorder window lets its next input go; None: none held."""
+        window = self.window
+        release = window.next_release() if window is not None else None
+        if window is None or release is None:
+            return None
+        return self.now() + (release - window.clock())
+
+    def _deadline(self) -> float | None:
+        """The engine's next timer, unless its Tick already waits in the reorder window."""
+        deadline = self.engine.deadline()
+        if deadline is not None and self._tick_waiting is not None:
+            return None
+        return deadline
+
     def _next_item(self) -> tuple[Item | Literal[False] | None, int]:
-        """The next queued item (None: stop); a Tick when an engine timer fires first;
-        False when the wait ended only for the watchdog's ping or a clock's jump; with how
-        many queued items were taken."""
+        """The next queued item (None: stop); a Tick when an engine timer fires first, or
+        the keys due when a hole-card key's time comes; False when the wait ended only for
+        the watchdog's ping, a clock's jump or the reorder window; with how many queued
+        items were taken."""
         frozen = self.resync.pending()  # no engine timer fires before the readers' catch-up
-        engine_due = None if frozen else self.engine.deadline()
+        engine_due = None if frozen else self._deadline()
         deadline = _earliest(engine_due, self.seal.next_due())
         timeout = None if deadline is None else self.timer.real_wait(deadline - self.now())
-        poll = 0.5 if timeout is None else min(0.5, timeout)  # frozen: look at the catch-up
-        wait = self.supervisor.wait_limit(poll if frozen else timeout)
+        window = self.window
+        release = window.next_release() if window is not None else None
+        if window is not None and release is not None:  # or an input the window lets go
+            if isinstance(self.timer, SystemClock):
+                step: float | None = max(0.0, release - window.clock())
+            else:
+                step = self.timer.real_wait(release - window.clock())
+            if step is not None:
+                timeout = step if timeout is None else min(timeout, step)
+        if frozen:  # look at the catch-up again at least twice a second
+            timeout = 0.5 if timeout is None else min(timeout, 0.5)
+        wait = self.supervisor.wait_limit(timeout)
         try:
             item = self.queue.get(timeout=wait)
         except queue.Empty:
             if timeout is None or wait != timeout:
                 return False, 0
-            return self._timer_item(engine_due), 0
+            if deadline is not None and deadline <= self.now():
+                return self._timer_item(engine_due), 0
+            return False, 0
         if not isinstance(item, Wake):
             return item, 1
         if deadline is not None and deadline <= self.now():
             return self._timer_item(engine_due), 1  # the clock reached a timer
         return False, 1
+
+    def _tick(self) -> Tick:
+        """An engine timer fired: its Tick (the loop's own, known by its id while it waits
+        in the reorder window)."""
+        tick = Tick(t=self.now())
+        if self.window is not None:
+            self._window_ticks.add(id(tick))
+        return tick
 
     def _gather(self, first: Item | None) -> tuple[list[Item], bool, int]:
         """`first` and what else is queued behind it, up to MAX_BATCH items (the rest waits
@@ -466,6 +541,48 @@ class Daemon:
                 return batch, False, taken
             taken += 1
         return batch, True, taken
+
+    def _reorder(self, batch: list[Item], stop: bool) -> list[Item]:
+        """Through the reorder window: inputs (and the engine's Ticks) wait there until
+        the window after they were made has passed, then go in the order they were made;
+        what is not an input (device alerts, refused commands, resend requests) goes at
+        once. At a stop everything held goes (it was made: it is applied)."""
+        window = self.window
+        assert window is not None
+        now = self.now()
+        out: list[Item] = []
+        for item in batch:
+            source = self._source(item)
+            if source is None:
+                out.append(item)
+                continue
+            if isinstance(item, Tick) and id(item) in self._window_ticks:
+                self._tick_waiting = item.t
+            made = _made(item)
+            window.hold(item, source, made, now - made)
+        released = window.drain() if stop else window.due()
+        for item in released:
+            if isinstance(item, Tick) and id(item) in self._window_ticks:
+                self._tick_waiting = None
+        return out + released
+
+    def _source(self, item: Item) -> str | None:
+        """Which source an input came from (its order is kept); None: not an input."""
+        if isinstance(item, FromRoom):
+            return "room" if isinstance(item.item, Command) else None
+        if isinstance(item, TagIn | TagOut):
+            return self._sources.get(item.antenna, "reader")
+        if isinstance(item, ButtonPress):
+            return "gpio"
+        if isinstance(item, Device):
+            return item.name
+        if isinstance(item, Command):
+            return "room"
+        if isinstance(item, Tick):
+            return "timer"
+        if isinstance(item, DeviceAlert | RefusedCommand | ResendRequest):
+            return None
+        return "badge"
 
     def _status_text(self) -> str:
         hand = self.engine.hand
@@ -550,13 +667,18 @@ class Daemon:
             return self._record("daemon", out)
         if isinstance(item, Device) and self.device_states.get(item.name, "online") == item.state:
             return []  # no change to what is journaled (e.g. boards found after a restart)
+        if isinstance(item, Tick) and id(item) in self._window_ticks:
+            self._window_ticks.discard(id(item))
+            deadline = self.engine.deadline()
+            if deadline is None or deadline > item.t:
+                return []  # an input made before it moved the timer: nothing fires now
         return self._apply(item, effects)
 
     def _apply(self, item: Event, effects: list[Callable[[], None]]) -> list[Message]:
         """Journal an input (dated no earlier than the last), apply it, journal the result."""
         t = max(item.t, self.last_t)
-        if isinstance(item, Command):
-            t = max(self.now(), self.last_t)
+        if isinstance(item, Command) and self.window is None:
+            t = max(self.now(), self.last_t)  # (in the window: when it was received)
         if t != item.t:
             item = dataclasses.replace(item, t=t)
         if self.journal is not None:
@@ -623,7 +745,8 @@ class Daemon:
         log.critical("journal failed, stopping: %s", exc)
         self.failed = exc
         self.devices.stop_table(f"the table is stopped: journal failed: {exc}")
-        presses = [p for p in [*lost, *self._drain()] if isinstance(p, ButtonPress)]
+        held = self.window.drain() if self.window is not None else []  # made, never applied
+        presses = [p for p in [*lost, *held, *self._drain()] if isinstance(p, ButtonPress)]
         labels = [p.name if p.seat is None else f"{p.name} seat {p.seat}" for p in presses]
         text = f"the table is stopped: {exc}"
         if labels:
@@ -741,10 +864,20 @@ class Daemon:
 
     def _rotation_allowed(self) -> bool:
         """A segment closes between hands only, and only once the broker acknowledged every
-        event it produced (recovery re-sends from the active segment alone)."""
-        return self.engine.hand is None and (
-            self.acked is None or self.acked.written >= self.engine.seq
-        )
+        event it produced (recovery re-sends from the active segment alone). The durable
+        mark of what it acknowledged is written every 0.1 s; a rotation that waits only
+        for it writes it at once (between hands can be short: a few inputs)."""
+        if self.engine.hand is not None:
+            return False
+        acked = self.acked
+        if acked is None or acked.written >= self.engine.seq:
+            return True
+        if self.publisher is not None and self.publisher.acked_seq >= self.engine.seq:
+            try:
+                acked.write(self.engine.seq)
+            except (OSError, TableError) as exc:  # the mark's own thread will say it again
+                log.warning("delivery mark not written: %s", exc)
+        return acked.written >= self.engine.seq
 
 
 def _earliest(*times: float | None) -> float | None:

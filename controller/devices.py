@@ -37,6 +37,17 @@ class InputSink(Protocol):
         """Trace time: seconds since the journal began."""
         ...
 
+    def made_at(self, monotonic: float) -> float:
+        """Trace time of a moment on the machine's monotonic clock (a GPIO edge stamped at
+        the interrupt): when an input was made, however late it is queued."""
+        ...
+
+    def real_time(self) -> bool:
+        """Whether trace time is the machine's clock: then the reader boards' reports are
+        dated by the boards' own clocks; on a simulated clock (`tablectl sim`), where time
+        stands still while an input is in flight, when they are decoded."""
+        ...
+
     def submit(self, event: Event) -> None:
         """Queue an input event."""
         ...
@@ -94,6 +105,23 @@ def simulated_board(*, name: str, config: ReaderConfig, kind: str, tags: TagCont
     from firmware_sim.reader_board import ReaderBoardSim
 
     board = ReaderBoardSim(config.antennas, kind=kind)
+    for antenna, uids in tags.items():
+        for uid in uids if antenna in config.antennas else ():
+            board.place(antenna, uid)
+    board.start()
+    return board
+
+
+#: The reader backends that are simulated boards (a simulator and the tests move their tags).
+SIMULATED_BOARDS = ("sim", "sim-field")
+
+
+def field_board(*, name: str, config: ReaderConfig, kind: str, tags: TagContents) -> Any:
+    """Reader backend "sim-field": the board's firmware on a pty, reading its antennas'
+    fields directly (no simulated radio: a room of simulated tables)."""
+    from firmware_sim.field_board import FieldBoardSim
+
+    board = FieldBoardSim(config.antennas, kind=kind)
     for antenna, uids in tags.items():
         for uid in uids if antenna in config.antennas else ():
             board.place(antenna, uid)
@@ -253,13 +281,14 @@ class Devices:
         self.gpio = gpio = create_backend("gpio", cfg.backend, **options)
         plan = pin_plan(cfg)
         # Debounce on a monotonic clock (trace time may stand still while resyncing);
-        # each press is stamped with trace time as it is queued.
+        # each press is stamped at its edge, and that moment put on trace time as it is
+        # queued (the reorder window orders it by then).
         self.buttons = TableButtons(gpio, plan, self._press, time.monotonic)
         self.lamps = Lamps(gpio, plan)
         threading.Thread(target=self._watch_buttons, name="buttons-watch", daemon=True).start()
 
     def _press(self, press: ButtonPress) -> None:
-        self.sink.submit(dataclasses.replace(press, t=self.sink.now()))
+        self.sink.submit(dataclasses.replace(press, t=self.sink.made_at(press.t)))
 
     def _watch_buttons(self) -> None:
         """Poll the button pins every second: a release whose edge was never reported is
@@ -285,7 +314,7 @@ class Devices:
     def _open_reader(self, name: str, cfg: ReaderConfig, *, kind: str, tags: TagContents) -> None:
         link = open_board(name, cfg, kind=kind, tags=tags)
         self.boards[name] = link
-        if cfg.backend == "sim":
+        if cfg.backend in SIMULATED_BOARDS:
             self.sim_boards[name] = link
         sink = self.sink
         driver = reader_driver(
@@ -297,6 +326,7 @@ class Devices:
             name=name,
             on_device=lambda state: sink.submit_device(name, state),
             on_catch_up=lambda batch: sink.submit_catch_up(name, batch),
+            board_time=sink.real_time(),
             initial={a: u for a, u in tags.items() if a in cfg.antennas},
         )
         driver.start()

@@ -22,6 +22,7 @@ from controller.config import BrokerConfig
 from controller.connection import Backoff, ConnectionHealth, Recovery, describe_failure
 from controller.errors import TableError
 from controller.messages import EVENTS, HOLECARDS, HOLEKEYS, STATUS, TVREQ, Message
+from controller.mqtt_poll import PollClient
 
 log = logging.getLogger(__name__)
 
@@ -134,7 +135,7 @@ class Publisher:
         self._unacked_seqs: deque[int] = deque()  # events seqs given, oldest first ...
         self._acked_early: set[int] = set()  # ... of which these were acked already
 
-        self._client = mqtt.Client(
+        self._client = PollClient(  # paho on poll(2): any fd number (controller/mqtt_poll.py)
             CallbackAPIVersion.VERSION2,
             client_id=client_id,
             protocol=MQTTProtocolVersion.MQTTv5,

@@ -173,13 +173,28 @@ def _complete_torn_tail(
 
 
 def _seed_view_from_checkpoint(engine: Engine, view: dict[str, list[str]]) -> None:
-    """Cards a checkpoint says are on the table, as tag UIDs (chips are not kept)."""
+    """Cards and chips a checkpoint says are on the table, as tag UIDs.
+
+    The chips matter as much as the cards: a segment opens between hands, often with a
+    pot still to push to its winners. Were they left out, a restart right after a
+    rotation would open the readers without them, and chips that left meanwhile (or whose
+    departure was still in the reorder window at the crash) would never be journaled as
+    gone: the board's inventory would show no difference to catch up."""
     uid_of = getattr(engine.deck, "uid_of", None)
-    if uid_of is None:
+    if uid_of is not None:
+        for antenna, cards in engine.cards.contents.items():
+            for card in cards:
+                try:
+                    view.setdefault(antenna, []).append(str(uid_of(card)).upper())
+                except Exception:  # a card without a registered tag: nothing to seed
+                    continue
+    value_of = getattr(engine.chips, "value_of", None)
+    if value_of is None:
         return
-    for antenna, cards in engine.cards.contents.items():
-        for card in cards:
-            try:
-                view.setdefault(antenna, []).append(str(uid_of(card)).upper())
-            except Exception:  # a card without a registered tag: nothing to seed
-                continue
+    for chip, places in engine.chip_spots.at.items():
+        if value_of(chip) is None:
+            continue  # a chip named in a trace, not a registered tag
+        for place in places:
+            uids = view.setdefault(place, [])
+            if chip.upper() not in uids:
+                uids.append(chip.upper())

@@ -155,7 +155,12 @@ class Resync:
         devices, self._devices = self._devices, []
         if held:
             log.info("catch-up: %d re-read move(s) merged by board time", len(held))
-        for _key, event in held:
+        # Each dated no earlier than the one before it: the daemon's reorder window, which
+        # orders inputs by their time, keeps the merge's order (the loop would have dated
+        # them so anyway: never earlier than the input applied before).
+        last: float | None = None
+        for event in [*(event for _key, event in held), *devices]:
+            if last is not None and event.t < last:
+                event = dataclasses.replace(event, t=last)
+            last = event.t
             self._sink(event)
-        for report in devices:
-            self._sink(report)

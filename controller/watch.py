@@ -21,6 +21,7 @@ from paho.mqtt.enums import CallbackAPIVersion, MQTTProtocolVersion
 from controller.config import BrokerConfig, read_credentials
 from controller.connection import describe_failure
 from controller.errors import ConfigError
+from controller.mqtt_poll import PollClient
 from controller.private import exposure
 
 
@@ -64,7 +65,7 @@ def watch_identity(
 
 def watch_client(broker: BrokerConfig, identity: WatchIdentity) -> Client:
     """A paho client for `broker` with its TLS settings and `identity` (not connected)."""
-    client = Client(
+    client = PollClient(
         CallbackAPIVersion.VERSION2,
         client_id=identity.username or "tablectl-sim-watch",
         protocol=MQTTProtocolVersion.MQTTv5,

@@ -422,11 +422,9 @@ class ReaderBoardSim:
                     self._boot()
                     continue
                 pending = board.fifo.size > 0
-            readable, _, _ = select.select(
-                [self._master, self._wake_r],
-                [self._master] if pending else [],
-                [],
-                wait_ms / 1000,
-            )
+            poller = select.poll()  # not select.select: a room of tables passes fd 1023
+            poller.register(self._master, select.POLLIN | (select.POLLOUT if pending else 0))
+            poller.register(self._wake_r, select.POLLIN)
+            readable = {fd for fd, _mask in poller.poll(wait_ms)}
             if self._wake_r in readable:
                 os.read(self._wake_r, 4096)

@@ -2,10 +2,26 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import functools
+import threading
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from typing import Any, TypeVar
 
 from controller.resend import MAX_RANGE
+
+# A gap's row moves forward only: `open` -> `asked` (again and again) -> one of the closed
+# states. Each status names the statuses it may replace; the store writes a change only
+# where the row still has one of them (compare-and-set), so a late "asked" from the heal
+# loop can never reopen a gap the ingest thread has healed meanwhile.
+OPEN_STATUSES = ("open", "asked")
+CLOSED_STATUSES = ("healed", "closed", "lost")
+GAP_MOVES: dict[str, tuple[str, ...]] = {
+    "asked": OPEN_STATUSES,
+    "healed": OPEN_STATUSES,
+    "closed": OPEN_STATUSES,
+    "lost": OPEN_STATUSES,
+}
 
 
 @dataclass(slots=True)
@@ -58,6 +74,20 @@ def _cut(runs: list[tuple[int, int]], first: int, last: int) -> list[tuple[int, 
     return out
 
 
+_F = TypeVar("_F", bound=Callable[..., Any])
+
+
+def _locked(method: _F) -> _F:
+    """Runs `method` under the tracker's lock: the ingest thread and the heal loop share it."""
+
+    @functools.wraps(method)
+    def run(self: GapTracker, *args: Any, **kwargs: Any) -> Any:
+        with self.lock:
+            return method(self, *args, **kwargs)
+
+    return run  # type: ignore[return-value]
+
+
 @dataclass(slots=True)
 class TableSeqs:
     """What the room has of one table: the highest seq and the holes below it."""
@@ -78,7 +108,9 @@ class GapTracker:
         self.retry = retry
         self.backfill = backfill
         self.tables: dict[str, TableSeqs] = {}
+        self.lock = threading.RLock()
 
+    @_locked
     def load(
         self,
         known: dict[str, tuple[int, list[tuple[int, int]]]],
@@ -102,6 +134,7 @@ class GapTracker:
                     found.append(hole)
         return found
 
+    @_locked
     def saw(self, table: str, seqs: Iterable[int], now: float) -> tuple[list[Hole], list[Hole]]:
         """New seqs stored for `table`: (holes opened, holes healed)."""
         state = self.tables.get(table)
@@ -136,6 +169,7 @@ class GapTracker:
                     opened.remove(hole)
         return opened, healed
 
+    @_locked
     def published_up_to(self, table: str, seq: int, now: float) -> list[Hole]:
         """The table says (state `seq`) it has published up to `seq`: a hole at the end."""
         state = self.tables.get(table)
@@ -152,6 +186,7 @@ class GapTracker:
         state.max_seq = seq
         return [hole]
 
+    @_locked
     def lost(self, table: str, first: int, last: int) -> list[Hole]:
         """The table no longer has first..last: stop asking; the holes that are now closed."""
         state = self.tables.get(table)
@@ -165,6 +200,7 @@ class GapTracker:
                 closed.append(hole)
         return closed
 
+    @_locked
     def due(self, now: float) -> list[tuple[Hole, int, int]]:
         """Requests to send now: (hole, from_seq, to_seq), at most MAX_RANGE each; marks them
         asked."""
@@ -182,6 +218,7 @@ class GapTracker:
                         out.append((hole, start, min(b, start + MAX_RANGE - 1)))
         return out
 
+    @_locked
     def open_holes(self) -> list[Hole]:
         """Every hole still open."""
         return [h for s in self.tables.values() for h in s.holes]

@@ -35,6 +35,7 @@ from paho.mqtt.properties import Properties
 
 from controller.errors import TableError
 from room.chain import RoomChain
+from controller.mqtt_poll import PollClient
 from room.config import RoomConfig
 from room.gaps import GapTracker, Hole
 from room.limits import QuotaMeter, command_payload, valid_table_id
@@ -115,7 +116,7 @@ class Ingest:
 
     def _make_client(self) -> mqtt.Client:
         broker = self.config.broker
-        client = mqtt.Client(
+        client = PollClient(  # paho on poll(2), not select.select (controller/mqtt_poll.py)
             CallbackAPIVersion.VERSION2,
             client_id=broker.client_id,
             protocol=MQTTProtocolVersion.MQTTv5,

@@ -23,6 +23,7 @@ from typing import Any
 
 from controller.errors import TableError
 from room.config import DatabaseConfig
+from room.gaps import GAP_MOVES
 from room.schema import LATEST, MIGRATIONS
 
 log = logging.getLogger("tablectl.room.store")
@@ -514,17 +515,33 @@ class Store:
             row = cur.fetchone()
             return int(row[0])
 
-    def update_gap(self, gap_id: int, **fields: Any) -> None:
-        """Change a gap's status, asked_at, tries, closed_at, reason, last_seq."""
+    def update_gap(self, gap_id: int, **fields: Any) -> bool:
+        """Change a gap's status, asked_at, tries, closed_at, reason, last_seq; whether it
+        changed.
+
+        A new `status` is compare-and-set (`room.gaps.GAP_MOVES`): written only while the
+        row still has a status it may replace, in the same statement, so two writers (the
+        ingest thread healing, the heal loop asking) can never put an older state over a
+        newer one. A change refused leaves the row whole.
+        """
         allowed = {"status", "asked_at", "tries", "closed_at", "reason", "last_seq", "first_seq"}
         keys = [k for k in fields if k in allowed]
         if not keys:
-            return
+            return False
+        where = "id = ?"
+        params: list[Any] = [*(fields[k] for k in keys), gap_id]
+        if "status" in fields:
+            before = GAP_MOVES.get(str(fields["status"]))
+            if before is None:
+                raise StoreError(f"a gap cannot be set to status {fields['status']!r}")
+            where += f" AND status IN ({', '.join('?' for _ in before)})"
+            params.extend(before)
         with self._tx() as cur:
             cur.execute(
-                self._sql(f"UPDATE gaps SET {', '.join(f'{k} = ?' for k in keys)} WHERE id = ?"),
-                [*(fields[k] for k in keys), gap_id],
+                self._sql(f"UPDATE gaps SET {', '.join(f'{k} = ?' for k in keys)} WHERE {where}"),
+                params,
             )
+            return bool(cur.rowcount)
 
     # -- reading ----------------------------------------------------------------------
 

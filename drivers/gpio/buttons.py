@@ -141,12 +141,12 @@ class TableButtons:
         self._backend.refuse_inputs(reason)
 
     def _on_edge(self, pin: int) -> None:
+        now = self._clock()  # the edge, stamped before anything else (the interrupt)
         button = self._buttons.get(pin)
         if button is None or self.refusal is not None:
             return
         low = not self._backend.read(pin)
         with self._lock:
-            now = self._clock()
             if not low:
                 if button.inactive_since is None:
                     button.inactive_since = now

@@ -13,7 +13,9 @@ import serial
 from controller.inputs import TagIn, TagOut, Timed
 from drivers.reader import messages as msgs
 from drivers.reader.alerts import AlertLimiter
+from drivers.reader.board_clock import BoardClock
 from drivers.reader.framing import Frame, FrameDecoder, FrameEncoder
+from drivers.reader.port import PollSerial
 from drivers.reader.view import Change, TagView
 
 log = logging.getLogger(__name__)
@@ -74,6 +76,7 @@ class ReaderDriver:
         initial: Mapping[str, Sequence[str]] | None = None,
         on_frame: FrameSink | None = None,
         on_catch_up: CatchUpSink | None = None,
+        board_time: bool = False,
     ) -> None:
         self.port = port
         self.antennas = tuple(antennas)
@@ -92,6 +95,10 @@ class ReaderDriver:
         self._arrivals_supported: bool | None = None  # None: not known yet (no HELLO)
         self._clock = clock
         self._mono = monotonic
+        # With `board_time`, a live TAG_IN / TAG_OUT is dated when the board read it (its
+        # board_ms on the host's clock, board_clock.py), not when it was decoded here.
+        self._board_time = board_time
+        self._board_clock = BoardClock()
         self._alerts = AlertLimiter(self._alert, alert_interval)
         self._view = TagView(self.antennas)
         for antenna, uids in (initial or {}).items():
@@ -199,8 +206,9 @@ class ReaderDriver:
                     port.close()
 
     def _open(self) -> serial.Serial | None:
+        self._board_clock.reset()  # a board found again may have restarted meanwhile
         try:
-            port = serial.Serial(self.port, self.baudrate, timeout=0.05)
+            port = PollSerial(self.port, self.baudrate, timeout=0.05)  # poll, any fd number
         except (serial.SerialException, OSError, ValueError) as exc:
             with self._lock:
                 self._open_failures += 1
@@ -352,6 +360,8 @@ class ReaderDriver:
         elif isinstance(msg, msgs.Hello):
             self._hello(msg)
         elif isinstance(msg, msgs.Heartbeat):
+            if self._board_time:
+                self._board_clock.host_time(msg.uptime_ms, self._clock())
             previous, self.uptime_ms = self.uptime_ms, msg.uptime_ms
             # Uptime going back (not a 49.7-day wrap) is a reboot whose HELLO was lost.
             if previous is not None and msg.uptime_ms < previous and previous < 0xF0000000:
@@ -413,6 +423,7 @@ class ReaderDriver:
         with self._lock:
             self._restarts += 1
         self.uptime_ms = None
+        self._board_clock.reset()
         self._alert(
             "reader_restarted",
             f"{self.name}: the board restarted ({why}); re-reading its antennas",
@@ -442,7 +453,7 @@ class ReaderDriver:
             if not changed:
                 self._dropped_events += 1
         if changed:
-            self._emit("in" if arriving else "out", antenna, uid)
+            self._emit("in" if arriving else "out", antenna, uid, msg.board_ms)
 
     def _inventory(self, msg: msgs.Inventory, now: float) -> None:
         if len(msg.antennas) != len(self.antennas):
@@ -492,10 +503,13 @@ class ReaderDriver:
 
     # -- callbacks -------------------------------------------------------------------------
 
-    def _emit(self, direction: str, antenna: str, uid: str) -> None:
+    def _emit(self, direction: str, antenna: str, uid: str, board_ms: int | None = None) -> None:
         cls = TagIn if direction == "in" else TagOut
+        t = self._clock()
+        if self._board_time and board_ms is not None:
+            t = round(self._board_clock.host_time(board_ms, t), 6)
         try:
-            self._on_event(cls(t=self._clock(), antenna=antenna, uid=uid))
+            self._on_event(cls(t=t, antenna=antenna, uid=uid))
         except Exception:
             log.exception("%s: on_event callback failed", self.name)
 

@@ -29,6 +29,12 @@ class Sink:
     def now(self) -> float:
         return 12.5
 
+    def made_at(self, monotonic: float) -> float:
+        return 12.5
+
+    def real_time(self) -> bool:
+        return False
+
     def _add(self, kind: str, item: Any) -> None:
         with self.cond:
             self.items.append((kind, item))

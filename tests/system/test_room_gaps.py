@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -163,3 +164,42 @@ def test_tracker_splits_holes_and_backfills() -> None:
     assert [(h.first, h.last) for h in healed] == [(7, 9)]
     quiet = GapTracker(grace=0.0, retry=10.0, backfill=False)
     assert quiet.saw("t", [5, 6], now=0.0) == ([], [])
+
+
+def test_a_heal_that_lands_while_the_heal_loop_asks_stays_healed(
+    server: RoomServer, mosquitto: Mosquitto
+) -> None:
+    """The heal loop publishes `resend` and then records the gap `asked`; a table that
+    answers at once lets the ingest thread store the events and record `healed` first.
+    The late `asked` must not overwrite it (it used to: the gap stayed `asked` for ever and
+    `/api/tables` counted it open). Here the `asked` write is held until `healed` is in."""
+    store = server.store
+    real_update = store.update_gap
+    healed_in = threading.Event()
+    asked_done = threading.Event()
+
+    def update_gap(gap_id: int, **fields: Any) -> bool:
+        if fields.get("status") == "asked":
+            healed_in.wait(15)  # the heal loop is late: the ingest thread goes first
+        done = real_update(gap_id, **fields)
+        if fields.get("status") == "healed":
+            healed_in.set()
+        if fields.get("status") == "asked":
+            asked_done.set()
+        return done
+
+    store.update_gap = update_gap  # type: ignore[method-assign]
+    table = FakeTable(mosquitto)
+    try:
+        table.publish(1, 2, 5)
+        assert poll(lambda: len(table.client.messages()) >= 1, 15), "no resend asked"
+        table.answer()
+        assert poll(lambda: _seqs(server) == [1, 2, 3, 4, 5], 15)
+        assert healed_in.wait(15), "the gap was never recorded healed"
+        assert asked_done.wait(15), "the heal loop never recorded the gap asked"
+        gaps = store.gaps("tx")
+        assert [g["status"] for g in gaps] == ["healed"], gaps
+        assert [t["open_gaps"] for t in store.tables() if t["table_id"] == "tx"] == [0]
+    finally:
+        table.close()
+

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from controller.simtables import MAX_TABLES
 from tests.table_rig import ROOT, tablectl
 
 #: Scripts and tests: the raw messages, exit once the hands are dealt, keep the journals
@@ -105,6 +106,7 @@ def test_sim_tables_run_many_tables_on_one_broker_with_the_room_server(tmp_path:
     found = re.search(r"room: (\d+) events stored, (\d+) hands completed", done.stdout)
     assert found is not None, done.stdout[-2000:]
     assert (int(found.group(1)), int(found.group(2))) == (sum(seqs), 3)
+    assert f"room: {sum(seqs)} of the {sum(seqs)} events the tables published stored" in done.stdout
 
 
 def test_sim_tables_refuses_a_count_it_cannot_run() -> None:
@@ -116,4 +118,4 @@ def test_sim_tables_refuses_a_count_it_cannot_run() -> None:
         cwd=ROOT,
     )
     assert done.returncode != 0
-    assert "--tables: must be 1 to 64, not 0" in done.stderr
+    assert f"--tables: 1 to {MAX_TABLES}, not 0" in done.stderr

@@ -38,7 +38,7 @@ def test_every_backend_in_the_table_names_an_importable_maker() -> None:
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "['badge_reader', 'gpio', 'reader']"
     assert {kind: backend_names(kind) for kind in BACKENDS} == {
-        "reader": ("sim", "serial"),
+        "reader": ("sim", "sim-field", "serial"),
         "gpio": ("sim", "rpi"),
         "badge_reader": ("sim", "pcsc"),
     }

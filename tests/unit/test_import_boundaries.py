@@ -20,6 +20,7 @@ DEVICE_WIRING = {
     "controller/devices.py": ("drivers", "firmware_sim"),  # the backends and their drivers
     "controller/cli.py": ("firmware_sim",),  # the `sim` command's dealer and script player
     "controller/simdemo.py": ("firmware_sim",),  # the demo's dealer and hand plans
+    "controller/simtables.py": ("firmware_sim",),  # the `sim --tables N` workers' players
 }
 #: The shell's modules that do I/O (devices, files, sockets, clocks, threads).
 SHELL = (

@@ -524,3 +524,25 @@ def test_a_segment_directory_read_whole_but_a_torn_last_line(tmp_path: Path) -> 
     journal.path.write_text('{"t": 1.0, "event": "tick"}\n')
     with pytest.raises(TraceError, match=f"{journal.path.name}: first line is not a journal"):
         read_journal_dir(directory)
+
+
+def test_a_restart_after_a_rotation_knows_the_chips_still_on_the_table(tmp_path: Path) -> None:
+    """A segment opens between hands, often with a pot still to push: the checkpoint keeps
+    its chips, and recovery gives them back to the readers' view (cards and chips), so the
+    chips that leave while the daemon is down are caught up as gone."""
+    from controller.engine.checkpoint import restore
+    from controller.recovery import _seed_view_from_checkpoint
+    from controller.trace import TagIn
+
+    config = load_config(Path(__file__).resolve().parents[2] / "examples" / "sim-table.toml")
+    engine = build_engine(config)
+    assert engine.chips is not None
+    uids = [uid for uid, _value in engine.chips.items()][:2]
+    for uid in uids:
+        engine.apply(TagIn(1.0, "pot", uid=uid))
+    assert engine.hand is None
+    fresh = build_engine(config)
+    restore(fresh, checkpoint(engine))
+    view: dict[str, list[str]] = {}
+    _seed_view_from_checkpoint(fresh, view)
+    assert view == {"pot": [uid.upper() for uid in uids]}

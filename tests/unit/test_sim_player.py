@@ -78,3 +78,15 @@ def test_a_later_part_pushes_the_pot_of_the_chips_lying_there() -> None:
     last = ScriptPlayer(daemon(board))
     last.perform(TagOut(t=5.0, antenna="pot", chip="c2", value=500))
     assert board.fields["pot"] == [] and len(board.fields["bet5"]) == 1
+
+
+def test_a_room_of_tables_is_spread_over_worker_processes() -> None:
+    from controller.simtables import TABLES_PER_WORKER, spread
+
+    assert spread(1) == [[0]]
+    assert spread(TABLES_PER_WORKER) == [list(range(TABLES_PER_WORKER))]
+    room = spread(100)
+    assert len(room) == -(-100 // TABLES_PER_WORKER)  # ceil: 13 workers of 8 tables
+    assert sorted(i for worker in room for i in worker) == list(range(100))  # each once
+    assert max(map(len, room)) - min(map(len, room)) <= 1  # as even as can be
+    assert room[0][0] == 0
