@@ -545,8 +545,9 @@ class Daemon:
     def _reorder(self, batch: list[Item], stop: bool) -> list[Item]:
         """Through the reorder window: inputs (and the engine's Ticks) wait there until
         the window after they were made has passed, then go in the order they were made;
-        what is not an input (device alerts, refused commands, resend requests) goes at
-        once. At a stop everything held goes (it was made: it is applied)."""
+        what is not an input (device alerts, refused commands, resend requests, hole-card
+        keys due, TV's requests) goes at once. At a stop everything held goes (it was
+        made: it is applied)."""
         window = self.window
         assert window is not None
         now = self.now()
@@ -580,7 +581,9 @@ class Daemon:
             return "room"
         if isinstance(item, Tick):
             return "timer"
-        if isinstance(item, DeviceAlert | RefusedCommand | ResendRequest):
+        if isinstance(item, DeviceAlert | RefusedCommand | ResendRequest | ReleaseDue):
+            return None
+        if isinstance(item, HoleRequest):
             return None
         return "badge"
 

@@ -287,7 +287,7 @@ class TableSeal:
         at_end = bool(payload.get("at_hand_end")) or self.policy.at_hand_end
         read_t = float(payload.get("t", 0.0))
         hand = int(payload["hand"])
-        due: float | None = read_t + delay
+        due: float | None = round(read_t + delay, 6)  # trace time's precision (µs)
         if at_end and hand > self._s.ended:
             due = None
         seq = int(payload["seq"])
@@ -316,7 +316,7 @@ class TableSeal:
         self._refresh_status()
         for p in self._s.pending.values():
             if p.due is None and p.hand <= hand:
-                p.due = max(p.read_t + p.delay, now)
+                p.due = max(round(p.read_t + p.delay, 6), now)
 
     def due(self, now: float) -> list[Record]:
         """The releases due at `now`, in seq order (each taken once)."""

@@ -34,8 +34,8 @@ from paho.mqtt.packettypes import PacketTypes
 from paho.mqtt.properties import Properties
 
 from controller.errors import TableError
-from room.chain import RoomChain
 from controller.mqtt_poll import PollClient
+from room.chain import RoomChain
 from room.config import RoomConfig
 from room.gaps import GapTracker, Hole
 from room.limits import QuotaMeter, command_payload, valid_table_id

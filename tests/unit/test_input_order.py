@@ -6,6 +6,7 @@ import dataclasses
 import random
 import threading
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -14,8 +15,9 @@ from controller.config import Config, load_config
 from controller.daemon import Daemon
 from controller.inputs import Badge, ButtonPress, Event, TagIn, TagOut, Tick
 from controller.journal import open_journal
-from controller.messages import Message
+from controller.messages import HOLECARDS, HOLEKEYS, RELEASED, Message
 from controller.ordering import ReorderWindow
+from controller.seal import is_sealed, open_sealed
 
 ROOT = Path(__file__).resolve().parents[2]
 EPOCH = 1_700_000_000.0
@@ -24,14 +26,35 @@ WINDOW_MS = 350.0
 
 
 class Table(Daemon):
-    """The daemon's loop on a virtual clock, every message it would publish kept."""
+    """The daemon's loop on a virtual clock, every message it would publish kept: a sealed
+    hole card and its key (random at every run) as the cards they open to; the keys'
+    releases apart, without their time (a key goes out once its delay from the read has
+    passed on the table's clock, whenever the loop gets to it: not an input's effect)."""
 
     def __init__(self, config: Config, clock: ManualClock) -> None:
         super().__init__(config, clock=clock)
         self.sent: list[str] = []
+        self.released: list[str] = []
+        self.sealed: dict[int, dict[str, Any]] = {}
 
     def _publish(self, message: Message) -> None:
-        self.sent.append(message.to_line("p"))
+        payload = message.payload
+        if message.topic == HOLECARDS and is_sealed(payload):
+            self.sealed[payload["seq"]] = payload
+            payload = {**payload, "sealed": "(sealed)"}
+        if message.topic in (HOLEKEYS, RELEASED):
+            assert payload["t"] >= payload["read_t"] + payload.get("delay", 0.0) - 1e-9
+            if message.topic == HOLEKEYS:
+                cards = open_sealed(self.sealed[payload["seq"]], payload["key"])
+                payload = {**payload, "key": cards}
+            payload = {k: v for k, v in payload.items() if k != "t"}
+            self.released.append(dataclasses.replace(message, payload=payload).to_line("p"))
+            return
+        self.sent.append(dataclasses.replace(message, payload=payload).to_line("p"))
+
+    def played(self) -> tuple[list[str], list[str]]:
+        """What it published in order, and the releases of keys (in any order)."""
+        return self.sent, sorted(self.released)
 
 
 def _config(tmp: Path, window_ms: float) -> Config:
@@ -133,37 +156,41 @@ def made(tmp_path_factory: pytest.TempPathFactory) -> list[tuple[str, Event]]:
 @pytest.fixture(scope="module")
 def in_order(
     tmp_path_factory: pytest.TempPathFactory, made: list[tuple[str, Event]]
-) -> list[str]:
-    return _play(tmp_path_factory.mktemp("o"), WINDOW_MS, _deliveries(made, None)).sent
+) -> tuple[list[str], list[str]]:
+    return _play(tmp_path_factory.mktemp("o"), WINDOW_MS, _deliveries(made, None)).played()
 
 
 @pytest.mark.parametrize("seed", [1, 2, 3])
 def test_jittered_sources_give_exactly_the_events_of_in_order_delivery(
-    tmp_path: Path, made: list[tuple[str, Event]], in_order: list[str], seed: int
+    tmp_path: Path,
+    made: list[tuple[str, Event]],
+    in_order: tuple[list[str], list[str]],
+    seed: int,
 ) -> None:
     deliveries = _deliveries(made, random.Random(seed))
     arrival = [d[1] for d in deliveries]
     assert arrival != sorted(arrival)  # the jitter did reorder the sources
-    got = _play(tmp_path, WINDOW_MS, deliveries).sent
-    assert any('"hand_completed"' in line for line in in_order)
+    got = _play(tmp_path, WINDOW_MS, deliveries).played()
+    assert any('"hand_completed"' in line for line in in_order[0])
+    assert in_order[1], "hole-card keys were released"
     assert got == in_order
 
 
 def test_the_window_changes_nothing_for_inputs_delivered_in_order(
-    tmp_path: Path, made: list[tuple[str, Event]], in_order: list[str]
+    tmp_path: Path, made: list[tuple[str, Event]], in_order: tuple[list[str], list[str]]
 ) -> None:
     """In order and at once, with the window and without: the same bytes (the window only
     delays what it lets go, and dates nothing anew)."""
-    assert _play(tmp_path, 0.0, _deliveries(made, None)).sent == in_order
+    assert _play(tmp_path, 0.0, _deliveries(made, None)).played() == in_order
 
 
 def test_without_the_window_jitter_changes_the_game(
-    tmp_path: Path, made: list[tuple[str, Event]], in_order: list[str]
+    tmp_path: Path, made: list[tuple[str, Event]], in_order: tuple[list[str], list[str]]
 ) -> None:
     """The case the window is for: the same jittered deliveries applied as they arrive
     rule on another game (out-of-turn checks, premature cards, other stacks)."""
     got = _play(tmp_path, 0.0, _deliveries(made, random.Random(1))).sent
-    assert got != in_order
+    assert got != in_order[0]
 
 
 def test_the_window_keeps_each_source_in_its_own_order() -> None:
