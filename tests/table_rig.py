@@ -240,6 +240,8 @@ def session(config: Config, hands: int, seed: int) -> list[Step]:
         if isinstance(event, TagIn | TagOut):
             if event.card is not None:
                 uid = deck.uid_of(event.card)
+            elif event.uid is not None:  # the demo's chips are registered tags already
+                uid = event.uid
             else:
                 assert event.chip is not None and event.value is not None
                 if event.chip not in chip_uid:
