@@ -118,4 +118,4 @@ def test_sim_tables_refuses_a_count_it_cannot_run() -> None:
         cwd=ROOT,
     )
     assert done.returncode != 0
-    assert f"--tables: 1 to {MAX_TABLES}, not 0" in done.stderr
+    assert f"--tables: must be 1 to {MAX_TABLES}, not 0" in done.stderr
