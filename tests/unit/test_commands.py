@@ -816,8 +816,9 @@ def test_a_request_id_is_applied_once_however_often_it_arrives() -> None:
 def test_a_command_left_retained_is_not_applied_when_the_table_connects(
     tmp_path: Path, mosquitto: Mosquitto
 ) -> None:
-    """A command left retained on the broker would be applied at every reconnection: the
-    table never receives that copy, and nothing changes."""
+    """A command left retained on the broker would be applied at every new subscription: the
+    table refuses that copy (an ok:false reply saying why), nothing changes, and a live
+    command is applied."""
     prefix = "poker/retained/t01"
     config = load_config(EXAMPLE)
     config = dataclasses.replace(
@@ -829,10 +830,12 @@ def test_a_command_left_retained_is_not_applied_when_the_table_connects(
     daemon = Daemon(config, broker=mosquitto.broker_config(prefix=prefix, client_id="t-retained"))
     daemon.start()
     try:
-        room.publish(f"{prefix}/cmd/pause", raw({"id": "live"}))
         assert room.wait_for(lambda ms: any(m.topic.endswith("/replies") for m in ms), 15)
+        room.publish(f"{prefix}/cmd/pause", raw({"id": "live"}))
+        assert room.wait_for(lambda ms: len(room.messages(f"{prefix}/replies")) >= 2, 15)
         replies = [json.loads(m.payload) for m in room.messages(f"{prefix}/replies")]
-        assert [r["id"] for r in replies] == ["live"]  # only the live command was answered
+        assert [(r["id"], r["ok"]) for r in replies] == [("left-behind", False), ("live", True)]
+        assert replies[0]["error"].startswith("retained:")
         assert daemon.engine.seats[7].player is None
     finally:
         daemon.stop()
