@@ -288,7 +288,6 @@ def parse_resend(payload: bytes) -> ResendRequest:
         raise CommandError(str(exc), request_id) from exc
 
 
-
 # ---------------------------------------------------------------- rate limits
 
 

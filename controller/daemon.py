@@ -270,10 +270,11 @@ class Daemon:
         )
 
     def _refuse_retained(self, name: str, payload: bytes, ack: Callable[[], None] | None) -> None:
-        """A command that came with the retain flag: the broker kept it, the room server did
-        not just send it, so it is refused (a reply each, one `command_retained` alert a
-        minute; controller/commands.py, RetainedCommands). An empty one clears a retained
-        command: not a command, acknowledged and nothing more."""
+        """A command that came with the retain flag: the broker keeps it (published with
+        retain, now or before) and would send it to every new subscription, so it is never
+        applied: refused, a reply each, one `command_retained` alert a minute
+        (controller/commands.py, RetainedCommands). An empty one clears a retained command:
+        not a command, acknowledged and nothing more."""
         refusal = self.retained_commands.refuse(payload)
         if refusal is None:
             log.info("a retained command on cmd/%s was cleared", command_label(name))
@@ -291,6 +292,7 @@ class Daemon:
             ),
         )
         self.queue.put(item if ack is None else FromRoom(item, ack))
+
     def submit_tv_request(self, kind: str, payload: bytes) -> None:
         """TV asks for hole cards it missed (`tvreq/<kind>`, controller/holeresend.py):
         queued for the loop, which answers from the journal; a malformed one is dropped."""
