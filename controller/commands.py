@@ -32,6 +32,10 @@ MAX_ID = 128
 INTERNAL_COMMANDS = frozenset({"draw"})
 #: Commands the room server may send.
 ROOM_COMMANDS = COMMAND_NAMES - INTERNAL_COMMANDS
+#: Every name the table takes on `cmd/<name>`: the room commands and `resend` (answered
+#: from the journal). The broker's ACL lets the room write exactly these topics and no other
+#: (examples/mosquitto/acl; tests/unit/test_acl.py keeps the two the same).
+ACCEPTED_COMMANDS = ROOM_COMMANDS | {RESEND}
 #: Seats are numbered 1..10 on every table (docs/configuration.md, [table] seats).
 SEAT_RANGE = (1, 10)
 #: Chip amounts and counts: not negative, and exact in any JSON consumer (2**53 - 1).
@@ -284,7 +288,6 @@ def parse_resend(payload: bytes) -> ResendRequest:
         raise CommandError(str(exc), request_id) from exc
 
 
-
 # ---------------------------------------------------------------- rate limits
 
 
@@ -316,6 +319,34 @@ class RateRefusal:
     refused: int  # refused since the last alert (this one included)
 
 
+class AlertThrottle:
+    """One alert every `every` seconds stands for the refusals that follow it: `note()`
+    counts a refusal and says whether to raise the alert now, and for how many. The clock is
+    the machine's (monotonic). Thread-safe."""
+
+    def __init__(
+        self, every: float = RATE_ALERT_EVERY, clock: Callable[[], float] = time.monotonic
+    ) -> None:
+        self._every = every
+        self._clock = clock
+        self._alerted_at: float | None = None
+        self._since_alert = 0
+        self._lock = threading.Lock()
+
+    def note(self) -> tuple[bool, int]:
+        """Count one refusal: (raise the alert now?, refusals it stands for, this one
+        included; when no alert is due, the refusals counted since the last one)."""
+        with self._lock:
+            now = self._clock()
+            self._since_alert += 1
+            refused = self._since_alert
+            alert = self._alerted_at is None or now - self._alerted_at >= self._every
+            if alert:
+                self._alerted_at = now
+                self._since_alert = 0
+            return alert, refused
+
+
 class CommandRateLimit:
     """The table's rate limits on room commands and on `resend` (docs/mqtt.md, *Room
     commands*): a command past its bucket is refused with an `ok: false` reply (journaled
@@ -335,8 +366,7 @@ class CommandRateLimit:
         now = clock()
         self._level = {k: b.burst for k, b in self._buckets.items()}
         self._at = dict.fromkeys(self._buckets, now)
-        self._alerted_at: float | None = None
-        self._since_alert = 0
+        self._alerts = AlertThrottle(clock=clock)
         self._lock = threading.Lock()
         self.refused = {"commands": 0, "resend": 0}
 
@@ -354,13 +384,8 @@ class CommandRateLimit:
                 return None
             self._level[kind] = level
             self.refused[kind] += 1
-            self._since_alert += 1
             wait = (cost - level) / bucket.rate
-            alert = self._alerted_at is None or now - self._alerted_at >= RATE_ALERT_EVERY
-            refused = self._since_alert
-            if alert:
-                self._alerted_at = now
-                self._since_alert = 0
+        alert, refused = self._alerts.note()
         unit = "events of resend" if kind == "resend" else "room commands"
         what = f"{bucket.burst:g} at once, then {bucket.rate:g} a second"
         return RateRefusal(
@@ -368,3 +393,58 @@ class CommandRateLimit:
             alert,
             refused,
         )
+
+
+# ---------------------------------------------------------------- retained commands
+
+#: Why a command that came with the MQTT retain flag is refused.
+RETAINED_ERROR = (
+    "retained: a command published with retain is kept by the broker and sent again to "
+    "every new subscriber, so the table never applies one; publish commands with retain "
+    "false, and clear this one with an empty retained message on its topic"
+)
+
+
+@dataclass(frozen=True, slots=True)
+class RetainedRefusal:
+    """A retained room command refused: its request id (for the reply, when the payload
+    has a usable one), why, and whether to raise the alert now (and for how many)."""
+
+    request_id: str | None
+    error: str
+    alert: bool
+    refused: int
+
+
+class RetainedCommands:
+    """The table never acts on a retained room command (docs/mqtt.md, *Room commands*).
+
+    The table subscribes to `cmd/#` with MQTT v5 Retain As Published, so a command arrives
+    with the retain flag exactly when the broker keeps it: a copy left on the broker (sent
+    at a new subscription) or one published with retain now. Either way it is not a live
+    request of the room server, which never retains: it is refused with an `ok: false`
+    reply (journaled like every reply), and one `command_retained` alert a minute says how
+    many were. An empty retained message is the clearing of one (the broker deletes what it
+    kept): nothing to answer. Thread-safe (the MQTT thread refuses, the tests read)."""
+
+    def __init__(self, *, clock: Callable[[], float] = time.monotonic) -> None:
+        self._alerts = AlertThrottle(clock=clock)
+        self._lock = threading.Lock()
+        self.refused = 0
+        self.cleared = 0
+
+    def refuse(self, payload: bytes) -> RetainedRefusal | None:
+        """The refusal of a retained command with `payload`; None for an empty payload (a
+        retained command cleared: not a command, nothing to answer)."""
+        if not payload:
+            with self._lock:
+                self.cleared += 1
+            return None
+        with self._lock:
+            self.refused += 1
+        try:
+            _, request_id = _decode_object(payload)
+        except CommandError as exc:  # answered all the same, with the id when it has one
+            request_id = exc.request_id
+        alert, refused = self._alerts.note()
+        return RetainedRefusal(request_id, RETAINED_ERROR, alert, refused)

@@ -19,6 +19,7 @@ from controller.clock import Clock, FunctionClock, SystemClock
 from controller.commands import (
     CommandError,
     CommandRateLimit,
+    RetainedCommands,
     command_label,
     parse_resend,
     parse_room_command,
@@ -191,6 +192,7 @@ class Daemon:
         self._stopping = threading.Event()
         self._request_ids = itertools.count(1)
         self.command_limit = CommandRateLimit()  # room commands and resend (their rate)
+        self.retained_commands = RetainedCommands()  # commands the broker kept: refused
         self._run_id = secrets.token_hex(4)  # no clock: a Pi may boot with a wrong one
 
     # ------------------------------------------------------------------ time and input
@@ -249,15 +251,25 @@ class Daemon:
         return f"auto-{self._run_id}-{next(self._request_ids)}"
 
     def submit_command(
-        self, name: str, payload: bytes, ack: Callable[[], None] | None = None
+        self,
+        name: str,
+        payload: bytes,
+        ack: Callable[[], None] | None = None,
+        *,
+        retained: bool = False,
     ) -> None:
         """A room command from MQTT `cmd/<name>`: queued if valid, else answered as refused.
 
         A valid command is journaled and applied by the loop, and the engine answers it on
         `replies`; a malformed one changes nothing and gets an `ok: false` reply plus a
-        `command_malformed` alert (controller/commands.py says what is malformed). `ack`
-        (the broker's PUBACK) is called once the command or its refusal is journaled.
+        `command_malformed` alert (controller/commands.py says what is malformed), and so
+        does one that came `retained` (kept by the broker: never applied; its alert is
+        `command_retained`). `ack` (the broker's PUBACK) is called once the command or its
+        refusal is journaled.
         """
+        if retained:
+            self._refuse_retained(name, payload, ack)
+            return
         item: Command | RefusedCommand | ResendRequest
         try:
             if name == RESEND:  # answered from the journal by the loop (controller/resend.py)
@@ -292,6 +304,30 @@ class Daemon:
             alert="commands_rate_limited" if refusal.alert else None,
             details=(("refused", refusal.refused), ("resend", name == RESEND)),
         )
+
+    def _refuse_retained(self, name: str, payload: bytes, ack: Callable[[], None] | None) -> None:
+        """A command that came with the retain flag: the broker keeps it (published with
+        retain, now or before) and would send it to every new subscription, so it is never
+        applied: refused, a reply each, one `command_retained` alert a minute
+        (controller/commands.py, RetainedCommands). An empty one clears a retained command:
+        not a command, acknowledged and nothing more."""
+        refusal = self.retained_commands.refuse(payload)
+        if refusal is None:
+            log.info("a retained command on cmd/%s was cleared", command_label(name))
+            if ack is not None:
+                ack()
+            return
+        item = self._rate_limited(
+            name,
+            RefusedCommand(
+                command_label(name),
+                refusal.request_id,
+                refusal.error,
+                alert="command_retained" if refusal.alert else None,
+                details=(("refused", refusal.refused), ("retained", True)),
+            ),
+        )
+        self.queue.put(item if ack is None else FromRoom(item, ack))
 
     def submit_tv_request(self, kind: str, payload: bytes) -> None:
         """TV asks for hole cards it missed (`tvreq/<kind>`, controller/holeresend.py):
@@ -664,7 +700,7 @@ class Daemon:
             details = {"command": item.name, "id": item.request_id, **dict(item.details)}
             out = [self.notices.refusal(item.name, item.request_id, item.error)]
             if item.alert is not None:
-                if item.alert == "commands_rate_limited":
+                if item.alert in ("commands_rate_limited", "command_retained"):
                     text = f"{dict(item.details)['refused']} room command(s) refused: {item.error}"
                 out.append(self.notices.alert(item.alert, text, details, "warning"))
             return self._record("daemon", out)

@@ -9,7 +9,7 @@ import time
 from collections import OrderedDict, deque
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, cast
+from typing import Any, Protocol, cast
 
 import paho.mqtt.client as mqtt
 from paho.mqtt.enums import CallbackAPIVersion, MQTTErrorCode, MQTTProtocolVersion
@@ -52,9 +52,25 @@ class _Entry:
     seq: int | None = None  # an events message's seq
 
 
-CommandSink = Callable[[str, bytes, Callable[[], None]], None]
-"""on_command(name, payload, ack): a message on `cmd/<name>`; call `ack()` once it is
-safely taken (journaled): only then does the broker hear the PUBACK."""
+class CommandSink(Protocol):
+    """on_command(name, payload, ack, retained=...): a message on `cmd/<name>`; call `ack()`
+    once it is safely taken (journaled): only then does the broker hear the PUBACK.
+    `retained`: it came with the retain flag, i.e. the broker keeps it (see
+    `COMMAND_SUBSCRIPTION`): not a live request."""
+
+    def __call__(
+        self, name: str, payload: bytes, ack: Callable[[], None], *, retained: bool = False
+    ) -> None: ...
+
+
+#: The table's subscription to `cmd/#` (MQTT v5 options). Retain As Published: a command
+#: comes with the retain flag exactly when the broker keeps it (published with retain, now
+#: or before), never for a live, unretained one, so the table can refuse it. Retain Handling
+#: 1: what the broker kept is sent when the subscription is new (a first connection, or the
+#: session expired), not again at every reconnection of a session it still holds.
+COMMAND_SUBSCRIPTION = SubscribeOptions(
+    qos=1, retainHandling=SubscribeOptions.RETAIN_SEND_IF_NEW_SUB, retainAsPublished=True
+)
 
 
 class Publisher:
@@ -397,10 +413,8 @@ class Publisher:
         self._backoff.reset()
         self._set_next_delay()
         if self._on_command is not None:
-            # Retain Handling 2: a command left retained on the broker is never sent to the
-            # table at (re)subscription, so it is applied once, when it was published.
-            options = SubscribeOptions(qos=1, retainHandling=SubscribeOptions.RETAIN_DO_NOT_SEND)
-            client.subscribe(f"{self._prefix}/cmd/#", options=options)
+            # A retained command comes flagged so (the table refuses it): COMMAND_SUBSCRIPTION.
+            client.subscribe(f"{self._prefix}/cmd/#", options=COMMAND_SUBSCRIPTION)
         if self._on_tv_request is not None:
             # Only the TV identity may publish there (the broker ACL): hole cards it missed.
             options = SubscribeOptions(qos=1, retainHandling=SubscribeOptions.RETAIN_DO_NOT_SEND)
@@ -494,7 +508,8 @@ class Publisher:
             ack()
             return
         try:
-            self._on_command(message.topic[len(base) :], bytes(message.payload), ack)
+            name = message.topic[len(base) :]
+            self._on_command(name, bytes(message.payload), ack, retained=bool(message.retain))
         except Exception:
             log.exception("command handler failed on %s", message.topic)
             ack()  # a payload the handler cannot take would come back at every reconnection

@@ -32,6 +32,7 @@ import paho.mqtt.client as mqtt
 from paho.mqtt.enums import CallbackAPIVersion, MQTTProtocolVersion
 from paho.mqtt.packettypes import PacketTypes
 from paho.mqtt.properties import Properties
+from paho.mqtt.subscribeoptions import SubscribeOptions
 
 from controller.errors import TableError
 from controller.mqtt_poll import PollClient
@@ -46,6 +47,9 @@ log = logging.getLogger("tablectl.room.ingest")
 
 TOPICS = ("events", "state", "status", "alerts", "replies", "released")
 HEAL_PREFIX = "heal-"
+#: One `retained_command` room alert per table this often (seconds): the ones between
+#: are counted in the next.
+RETAINED_ALERT_EVERY = 60.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,6 +61,7 @@ class Incoming:
     mid: int
     qos: int
     received_at: float
+    retain: bool = False  # kept by the broker (the subscription has Retain As Published)
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,7 +106,9 @@ class Ingest:
             "store_errors": 0,
             "over_quota": 0,
             "rejected_not_kept": 0,
+            "retained_commands_cleared": 0,
         }
+        self._retained_alerts: dict[str, tuple[float, int]] = {}  # table -> (alerted at, since)
         self.quota = QuotaMeter(clock=clock)
         self.connected = threading.Event()
         self._waiters: dict[str, tuple[threading.Event, list[dict[str, Any]]]] = {}
@@ -150,7 +157,10 @@ class Ingest:
             return
         log.info("connected to the broker (session present: %s)", flags.session_present)
         # QoS 1 on the room's tables; the session keeps it (and queues) while we are away.
-        client.subscribe(self.config.topic_filter, qos=1)
+        # Retain As Published: a message comes flagged retained when the broker keeps it,
+        # so a command left retained is found (and cleared) as soon as it is published.
+        options = SubscribeOptions(qos=1, retainAsPublished=True)
+        client.subscribe(self.config.topic_filter, options=options)
         self.connected.set()
 
     def _on_disconnect(self, _c: mqtt.Client, _u: Any, _f: Any, reason: Any, _p: Any) -> None:
@@ -159,7 +169,8 @@ class Ingest:
             log.warning("disconnected from the broker (%s); reconnecting", reason)
 
     def _on_message(self, _c: mqtt.Client, _u: Any, msg: mqtt.MQTTMessage) -> None:
-        self.queue.put(Incoming(msg.topic, bytes(msg.payload), msg.mid, msg.qos, self.clock()))
+        payload, retain = bytes(msg.payload), bool(msg.retain)
+        self.queue.put(Incoming(msg.topic, payload, msg.mid, msg.qos, self.clock(), retain))
 
     def start(self) -> None:
         """Load the gap state, connect (in the background) and start the writer."""
@@ -236,6 +247,9 @@ class Ingest:
             self.counters["received"] += 1
             rest = item.topic[len(self.prefix) :] if item.topic.startswith(self.prefix) else ""
             table, _, topic = rest.partition("/")
+            if item.retain and topic.startswith("cmd/"):
+                self._clear_retained(item, table, topic)  # never a command: not stored
+                continue
             reason = None
             payload: Any = None
             if not table or not (topic in TOPICS or topic.startswith("cmd/")):
@@ -304,6 +318,33 @@ class Ingest:
                 if topic in ("replies", "state", "released"):
                     notes.append((f"{table}/{topic}", payload))
         return batch, notes
+
+    def _clear_retained(self, item: Incoming, table: str, topic: str) -> None:
+        """A command the broker keeps (published with retain, by whoever holds the room's
+        identity): the room server never retains one and the tables refuse them, so it is
+        cleared (an empty retained message on its topic) and a `retained_command` room alert
+        says so, one a minute per table. An empty one is such a clearing coming back."""
+        if not item.payload:
+            return
+        self._client.publish(item.topic, b"", qos=1, retain=True)
+        self.counters["retained_commands_cleared"] += 1
+        now = self.clock()
+        alerted_at, since = self._retained_alerts.get(table, (float("-inf"), 0))
+        since += 1
+        if now - alerted_at < RETAINED_ALERT_EVERY:
+            self._retained_alerts[table] = (alerted_at, since)
+            return
+        self._retained_alerts[table] = (now, 0)
+        name = topic.removeprefix("cmd/")
+        self.store.add_room_alert(
+            table or None,
+            "retained_command",
+            "warning",
+            f"table {table}: {since} command(s) left retained on the broker cleared (the last "
+            f"on cmd/{name[:64]}, {len(item.payload)} bytes). Commands are never retained, "
+            "and the tables refuse one that is: whoever published it with retain holds the "
+            "room's identity (a script with mosquitto_pub -r?)",
+        )
 
     def _reject(self, batch: Batch, item: Incoming, table: str, reason: str) -> None:
         """A message that does not fit the contract: counted; its first bytes kept (with its

@@ -21,7 +21,7 @@ from typing import Any
 
 from fastapi import HTTPException, Request
 
-from controller.commands import MAX_PAYLOAD
+from controller.commands import ACCEPTED_COMMANDS, MAX_PAYLOAD
 
 #: A table id: what the tables' prefixes hold (poker/<room>/<table>); never an MQTT
 #: wildcard (`+`, `#`), a level separator, a NUL or any other control character.
@@ -51,12 +51,15 @@ class CommandRefused(HTTPException):
 
 def command_payload(table: str, name: str, body: dict[str, Any]) -> bytes:
     """The bytes to publish on `<prefix>/<table>/cmd/<name>`; CommandRefused when the table
-    id, the name or the body could not be published as it is (or the table would refuse it
-    for its size)."""
+    id, the name or the body could not be published as it is (a name the tables do not take
+    is one the broker's ACL refuses; a body the table would refuse for its size)."""
     if not valid_table_id(table):
         raise CommandRefused(404, f"no table {table!r}")
     if COMMAND_NAME_RE.fullmatch(name) is None:
         raise CommandRefused(404, "not a command name")
+    if name not in ACCEPTED_COMMANDS:  # the broker's ACL lets the room write no other
+        known = ", ".join(sorted(ACCEPTED_COMMANDS))
+        raise CommandRefused(404, f"no command {name!r}: a table takes {known}")
     try:
         payload = json.dumps(body, ensure_ascii=True, allow_nan=False).encode("ascii")
     except (TypeError, ValueError) as exc:

@@ -17,7 +17,7 @@ import pytest
 
 from controller.config import BrokerConfig
 from controller.messages import ALERTS, EVENTS, HOLECARDS, STATE, Message
-from controller.publisher import Publisher, PublishError
+from controller.publisher import CommandSink, Publisher, PublishError
 from tests.broker import (
     EXAMPLE_ACL,
     EXAMPLE_PASSWD,
@@ -341,7 +341,9 @@ def test_acl_room_never_sees_hole_cards_tv_does_and_commands_arrive(
     commands: list[tuple[str, bytes]] = []
     got_command = threading.Event()
 
-    def on_command(name: str, payload: bytes, ack: Callable[[], None]) -> None:
+    def on_command(
+        name: str, payload: bytes, ack: Callable[[], None], *, retained: bool = False
+    ) -> None:
         commands.append((name, payload))
         ack()
         got_command.set()
@@ -449,8 +451,10 @@ def test_a_command_not_acknowledged_comes_again_to_the_next_run(
     runs = 0
     taken = threading.Event()
 
-    def handler(run: int, ack_it: bool) -> Callable[[str, bytes, Callable[[], None]], None]:
-        def on_command(name: str, payload: bytes, ack: Callable[[], None]) -> None:
+    def handler(run: int, ack_it: bool) -> CommandSink:
+        def on_command(
+            name: str, payload: bytes, ack: Callable[[], None], *, retained: bool = False
+        ) -> None:
             got.append((run, payload))
             if ack_it:
                 ack()
@@ -495,31 +499,60 @@ def test_a_command_not_acknowledged_comes_again_to_the_next_run(
         room.close()
 
 
-def test_a_command_left_retained_is_not_sent_to_the_table_when_it_subscribes(
+def test_a_command_the_broker_kept_comes_flagged_retained_once_per_subscription(
     mosquitto: Mosquitto, publishers: list[Publisher]
 ) -> None:
-    """A room server that publishes a command with retain=true leaves it on the broker: the
-    table subscribes with Retain Handling 2, so that copy never reaches it (at a restart it
-    would be applied again), while a live command does."""
-    got: list[str] = []
+    """A command published with retain=true is kept by the broker and would be sent to every
+    new subscriber. The table subscribes with Retain As Published and Retain Handling 1: a
+    kept command reaches it flagged `retained` (so it can refuse it: the daemon does), once
+    for a new subscription, not again when it resumes its session; a live command comes
+    unflagged; an empty retained message (the clearing of one) comes flagged too."""
+    got: list[tuple[str, bool]] = []
 
-    def on_command(name: str, payload: bytes, ack: Callable[[], None]) -> None:
-        got.append(json.loads(payload)["id"])
+    def on_command(
+        name: str, payload: bytes, ack: Callable[[], None], *, retained: bool = False
+    ) -> None:
+        got.append((json.loads(payload)["id"] if payload else "", retained))
         ack()
+
+    def table() -> Publisher:
+        pub = Publisher(
+            mosquitto.broker_config(),
+            PREFIX,
+            "tablectl-kept",
+            dict(STATUS),
+            on_command=on_command,
+            reconnect_max_delay=1,
+        )
+        publishers.append(pub)
+        pub.start()
+        assert wait_until(lambda: pub.connected)
+        return pub
 
     room = Subscriber(mosquitto, f"{PREFIX}/status")
     try:
         room.publish(f"{PREFIX}/cmd/pause", b'{"id": "stale"}', retain=True)
-        pub = make(publishers, mosquitto.broker_config(), on_command=on_command)
-        pub.start()
-        assert wait_until(lambda: pub.connected)
-        time.sleep(0.5)  # its subscription is in place: a retained copy would be here by now
+        first = table()
+        assert wait_until(lambda: got == [("stale", True)]), got
         room.publish(f"{PREFIX}/cmd/resume", b'{"id": "live"}')
-        assert wait_until(lambda: got == ["live"])
-        # ... and the retained one is still there for anyone else: the broker kept it.
+        room.publish(f"{PREFIX}/cmd/level", b'{"id": "kept-now"}', retain=True)
+        assert wait_until(lambda: len(got) == 3), got
+        assert got[1:] == [("live", False), ("kept-now", True)]
+        first.stop()
+        # The same table again within its session: what the broker kept is not sent again.
+        table()
+        time.sleep(0.5)  # its subscription is in place: a copy would be here by now
+        room.publish(f"{PREFIX}/cmd/resume", b'{"id": "live-2"}')
+        assert wait_until(lambda: len(got) == 4), got
+        assert got[3] == ("live-2", False)
+        room.publish(f"{PREFIX}/cmd/pause", b"", retain=True)  # clear them
+        room.publish(f"{PREFIX}/cmd/level", b"", retain=True)
+        assert wait_until(lambda: len(got) == 6), got
+        assert got[4:] == [("", True), ("", True)]
+        # ... and the broker keeps nothing now.
         with Subscriber(mosquitto, f"{PREFIX}/cmd/#") as other:
-            assert other.wait_for(lambda r: len(r) == 1)
-            assert other.messages()[0].retain
+            assert not other.wait_for(lambda r: len(r) > 0, 0.5)
     finally:
-        room.publish(f"{PREFIX}/cmd/pause", b"", retain=True)  # clear it
+        room.publish(f"{PREFIX}/cmd/pause", b"", retain=True)
+        room.publish(f"{PREFIX}/cmd/level", b"", retain=True)
         room.close()
