@@ -55,13 +55,22 @@ PINS = {
 }
 
 DEFAULTS = {
-    "firmware": "tablefw-1.0",
+    "firmware": "tablefw-1.1",
     "spi_hz": 7000000,
     "heartbeat_ms": 1000,
     "inventory_ms": 5000,
     "debounce_in": 1,
     "debounce_out": 2,
-    "tx_fifo": 8192,
+    # a tag missed by a read is gone once a read at least this much later missed it too
+    "confirm_ms": 40,
+    # with a focus from the host: a background antenna is read again within this time
+    "background_ms": 500,
+    # the longest turn of the scan (a background read goes on at its next turn)
+    "slice_ms": 12,
+    # a host frame not finished this long after its last byte is dropped (ERROR 6)
+    "rx_timeout_ms": 50,
+    "max_tags": 1000,  # tags on the whole board (ERROR 5 beyond)
+    "tx_fifo": 16384,  # a paged inventory of 1,000 tags is about 9.5 kB
 }
 
 

@@ -113,7 +113,8 @@ TIMEOUT_15693_US = 450  # t1 max 323 us + the tag's SOF: a reply has started by 
 TIMEOUT_14443A_US = 400
 TIMEOUT_HLTA_US = 1000
 MAX_ROUNDS = 128  # 16-slot rounds per ISO 15693 inventory (each resolves up to 16 tags)
-MAX_CARDS = 128  # ISO 14443A cards read per scan (a frame holds about 125 UIDs)
+MAX_PASS_ROUNDS = 4096  # rounds of one read made in steps (a stack of a thousand chips)
+MAX_CARDS = 128  # ISO 14443A cards read per scan
 
 
 def _u32(value: int) -> bytes:
@@ -311,27 +312,47 @@ class PN5180:
         `rounds`, if given, receives the mask length of every round (for the figures).
         """
         found: list[bytes] = []
-        one_slot = bytes([FLAG_HIGH_RATE | FLAG_INVENTORY | FLAG_ONE_SLOT, CMD_INVENTORY, 0])
-        first = self.transceive(one_slot, TIMEOUT_15693_US)
+        masks = self.inventory_start(found, 0)
         if rounds is not None:
             rounds.append(-1)
-        if not first.answered:
-            return found
-        uid = self._inventory_uid(first)
-        if uid is not None:
-            found.append(uid)
-            return found
-        masks = [(0, 0)]
         done = 0
         while masks and done < MAX_ROUNDS:
             mask_len, mask = masks.pop()
             done += 1
             if rounds is not None:
                 rounds.append(mask_len)
-            for slot in self._inventory_round(mask_len, mask, found):
-                if mask_len + 4 <= MAX_MASK_BITS:
-                    masks.append((mask_len + 4, mask | slot << mask_len))
+            self.inventory_mask(mask_len, mask, found, masks)
         return found
+
+    def inventory_start(self, found: list[bytes], expect: int) -> list[tuple[int, int]]:
+        """The first step of an ISO 15693 inventory; the masks still to search.
+
+        With at most one tag expected, a one-slot request: no answer is an empty field, a
+        clean one a single tag. A stack (`expect`: how many the last read found) goes
+        straight to 16-slot rounds, a tall one (48 and more) to the 16 rounds under a 4-bit
+        mask: the requests that would only collide are not sent.
+        """
+        if expect >= 48:
+            return [(4, slot) for slot in range(15, -1, -1)]
+        if expect > 1:
+            return [(0, 0)]
+        one_slot = bytes([FLAG_HIGH_RATE | FLAG_INVENTORY | FLAG_ONE_SLOT, CMD_INVENTORY, 0])
+        first = self.transceive(one_slot, TIMEOUT_15693_US)
+        if not first.answered:
+            return []
+        uid = self._inventory_uid(first)
+        if uid is not None:
+            found.append(uid)
+            return []
+        return [(0, 0)]
+
+    def inventory_mask(
+        self, mask_len: int, mask: int, found: list[bytes], masks: list[tuple[int, int]]
+    ) -> None:
+        """One 16-slot round under a mask; the slots that collided go on `masks`."""
+        for slot in self._inventory_round(mask_len, mask, found):
+            if mask_len + 4 <= MAX_MASK_BITS:
+                masks.append((mask_len + 4, mask | slot << mask_len))
 
     @staticmethod
     def _inventory_uid(answer: Exchange) -> bytes | None:
@@ -400,22 +421,29 @@ class PN5180:
         uids: list[bytes] = []
         branches: list[tuple[bytes, int, int]] = []  # (known levels, bits known, their value)
         for _ in range(MAX_CARDS):
-            self._crc(False)
-            self._rx_align(0)
-            atqa = self.transceive(bytes([REQA]), TIMEOUT_14443A_US, last_bits=7)
-            if not atqa.answered:
+            if self.next_card(uids, branches) < 0:
                 break
-            start = branches.pop() if branches else (b"", 0, 0)
-            uid = self._select_card(start, branches)
-            if uid is None:
-                if start[0] or start[1]:
-                    continue  # that branch's cards left the field: try the next one
-                break
-            if uid not in uids:
-                uids.append(uid)
-            self._crc(True)
-            self.transceive(bytes([HLTA, 0x00]), TIMEOUT_HLTA_US)  # no answer: halted
         return uids
+
+    def next_card(self, uids: list[bytes], branches: list[tuple[bytes, int, int]]) -> int:
+        """Read one more ISO 14443A card: 1 if it is new to `uids`, 0 if not (or its branch
+        was empty), -1 when no card answers any more (the field is read)."""
+        self._crc(False)
+        self._rx_align(0)
+        atqa = self.transceive(bytes([REQA]), TIMEOUT_14443A_US, last_bits=7)
+        if not atqa.answered:
+            return -1
+        start = branches.pop() if branches else (b"", 0, 0)
+        uid = self._select_card(start, branches)
+        if uid is None:
+            return 0 if start[0] or start[1] else -1  # that branch's cards left the field
+        new = 0
+        if uid not in uids:
+            uids.append(uid)
+            new = 1
+        self._crc(True)
+        self.transceive(bytes([HLTA, 0x00]), TIMEOUT_HLTA_US)  # no answer: halted
+        return new
 
     def _select(self, sel: int, level: bytes) -> int:
         """SELECT one cascade level (5 bytes with BCC); the SAK, or -1 if nothing answered."""
@@ -489,20 +517,105 @@ class PN5180:
 
         A front-end that failed is set up again first (it may have been reset or replaced).
         """
-        if not self.ready:
-            self.begin()
-        uids: list[bytes] = []
+        read = FieldRead(self, protocols)
+        while not read.done:
+            read.step()
+        return read.found
+
+
+class FieldRead:
+    """One read of every tag in a front-end's field, made a step at a time.
+
+    A step is one request of the anticollision: the first ISO 15693 request, one 16-slot
+    round, or one ISO 14443A card. Between steps the board may read other antennas: `pause`
+    switches the field off, and the next step switches it on again and goes on where the
+    read stopped. That is sound because the search is a tree walked depth first: ISO 15693
+    tags answer each masked request afresh, and the ISO 14443A branches still kept are
+    exactly the cards not read yet (those read are in subtrees already left), so resuming
+    at a kept branch after the field was off finds no card twice. A tag that came during
+    the read may be found by it or by the next one; one that left may still be listed.
+    """
+
+    def __init__(
+        self, chip: PN5180, protocols: tuple[str, ...] | list[str], expect: int = 0
+    ) -> None:
+        self.chip = chip
+        self.protocols = protocols
+        self.expect = expect  # tags the last read found (a stack skips useless requests)
+        self.found: list[bytes] = []
+        self.done = not protocols
+        self.at = 0  # index of the protocol being read
+        self.on = False  # our field is on
+        self.masks: list[tuple[int, int]] | None = None  # ISO 15693: still to search
+        self.branches: list[tuple[bytes, int, int]] | None = None  # ISO 14443A: kept
+        self.resumed = False  # the field went off since the last ISO 14443A card
+        self.steps = 0
+        self.rounds = 0
+
+    def pause(self) -> None:
+        """Switch the field off: another front-end is read before the next step."""
+        if self.on:
+            self.on = False
+            self.resumed = True
+            try:
+                self.chip.rf_off()
+            except HardwareError:
+                self.chip.ready = False
+
+    def step(self) -> list[bytes]:
+        """One step; the UIDs it found that the read had not found yet."""
+        if self.done:
+            return []
+        chip = self.chip
+        found = self.found
+        before = len(found)
         try:
-            for protocol in protocols:
-                self.field_on(protocol)
-                try:
-                    got = self.inventory_15693() if protocol == ISO15693 else self.scan_14443a()
-                finally:
-                    self.rf_off()
-                for uid in got:
-                    if uid not in uids:
-                        uids.append(uid)
+            if not chip.ready:
+                chip.begin()
+            protocol = self.protocols[self.at]
+            if not self.on:
+                chip.field_on(protocol)
+                self.on = True
+            self.steps += 1
+            if protocol == ISO15693:
+                finished = self._vicinity(chip, found)
+            else:
+                finished = self._proximity(chip, found)
+            if finished:
+                self._next_protocol()
         except HardwareError:
-            self.ready = False
+            chip.ready = False
+            self.on = False
             raise
-        return uids
+        return found[before:]
+
+    def _vicinity(self, chip: PN5180, found: list[bytes]) -> bool:
+        masks = self.masks
+        if masks is None:
+            masks = self.masks = chip.inventory_start(found, self.expect)
+            return not masks
+        if masks and self.rounds < MAX_PASS_ROUNDS:
+            mask_len, mask = masks.pop()
+            self.rounds += 1
+            chip.inventory_mask(mask_len, mask, found, masks)
+        return not masks or self.rounds >= MAX_PASS_ROUNDS
+
+    def _proximity(self, chip: PN5180, found: list[bytes]) -> bool:
+        branches = self.branches
+        if branches is None:
+            branches = self.branches = []
+        elif self.resumed and not branches:
+            return True  # every branch was walked before the field went off
+        self.resumed = False
+        self.rounds += 1
+        return chip.next_card(found, branches) < 0 or self.rounds >= MAX_CARDS
+
+    def _next_protocol(self) -> None:
+        self.on = False
+        self.chip.rf_off()
+        self.at += 1
+        self.masks = None
+        self.branches = None
+        self.resumed = False
+        self.rounds = 0
+        self.done = self.at >= len(self.protocols)
