@@ -11,16 +11,16 @@ INVENTORY).
 
 Which antenna is read next (docs/reader-protocol.md, *The schedule*): with no focus from the
 host, every antenna in turn, as boards before protocol version 4 do. With a focus (FOCUS),
-the focused antennas in turn, each read whole, and between two of them at most one slice
-(`slice_ms`) of a background antenna's read, when one is due: a background antenna is read
-again within `background_ms` of its last read. A tag missed by a read is looked for again
-`confirm_ms` later, whatever the antenna, so a departure is confirmed without waiting for
-the antenna's turn.
+the focused antennas in turn, each read whole, and between them slices (`slice_ms`) of the
+background antennas' reads, in the share of the time those reads need to come round within
+`background_ms`, the one whose next read is due soonest first. A tag missed by a read is
+looked for again `confirm_ms` later, whatever the antenna, so a departure is confirmed
+without waiting for the antenna's turn.
 """
 
 from firmware import protocol
 from firmware.hal import Clock, HardwareError, Link
-from firmware.scanner import Scanner
+from firmware.scanner import Scanner, air_protocol
 
 FIRMWARE_VERSION = "tablefw-1.1"
 CHUNK = 64  # bytes handed to the link at a time
@@ -136,7 +136,7 @@ class Board:
         self.focus_until = -1  # board time the focus lapses unless renewed (-1: never)
         self.current = -1  # the antenna whose read the scan is making
         self.background = False  # ... as a slice of a background antenna's read
-        self.after_background = False  # the last turn was a background slice
+        self.credit = 0.0  # ms of the board's time owed to the background antennas
         self.next_antenna = 0  # every antenna in turn (no focus)
         self.next_focused = 0
         self.next_scan = 0
@@ -270,6 +270,8 @@ class Board:
                 scanner.faults[index] = "antenna %s: %s" % (self.names[index], exc)
                 failed = True
             if read.done or failed:
+                for uid in read.seen:
+                    scanner.heard[air_protocol(uid)] = begin
                 scanner.passes[index] = None
                 if not failed:
                     scanner.faults[index] = None
@@ -277,6 +279,7 @@ class Board:
                 for uid in scanner.settle(index, [] if failed else read.seen):
                     self._refuse(index, uid)
                 self.started[index] = read.started_ms
+                self.cost[index] = self.now_ms() - read.started_ms
                 self.boot_at += 1
             if self.now_ms() - begin >= budget_ms:
                 break
@@ -323,6 +326,8 @@ class Board:
             self._refuse(index, uid)
         if done:
             self._fault(index)
+        if reports:
+            self.transmit()  # a report goes out at once, not at the end of the turn
         return len(reports), done
 
     def _spent(self, index: int, begin: int, fresh: bool, done: bool) -> None:
@@ -365,6 +370,17 @@ class Board:
                 due = confirm
         return due
 
+    def share(self) -> float:
+        """The part of the board's time the background antennas get: what their reads take
+        (as last measured) over `background_ms`, with a fifth to spare; 5 % to 80 %."""
+        focus = self.focus
+        work = 0
+        for index in range(len(self.names)):
+            if not focus >> index & 1:
+                work += self.cost[index]
+        share = work / (self.background_ms * 0.8) if self.background_ms > 0 else 1.0
+        return min(0.8, max(0.05, share))
+
     def pick(self, now: int) -> tuple[int, bool]:
         """The antenna to read next, and whether as a slice of a background read."""
         count = len(self.names)
@@ -382,7 +398,7 @@ class Board:
             if not self.scanner.in_progress(index):
                 self.next_antenna = (index + 1) % count
             return index, False
-        if not self.after_background:
+        if self.credit > 0:  # the background's share is owed: the most urgent due one
             best = -1
             best_due = 0
             for index in range(count):
@@ -420,13 +436,19 @@ class Board:
             if done or self.now_ms() - begin >= self.slice_ms:
                 break
         self._spent(index, begin, fresh, done)
+        spent = self.now_ms() - begin
+        if self.focus:  # the background's time is owed in proportion to the focused time
+            if self.background:
+                self.credit -= spent
+            else:
+                share = self.share()
+                self.credit += spent * share / (1.0 - share)
+            self.credit = max(-self.background_ms, min(self.credit, 4 * self.slice_ms))
         if done:
             self.current = -1
-            self.after_background = self.background
         elif self.background:
             self.scanner.pause(index)  # a slice: back to the focused antennas
             self.current = -1
-            self.after_background = True
         self.next_scan = self.now_ms() + self.scan_pause_ms
 
     # -- the loop ------------------------------------------------------------------------

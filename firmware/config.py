@@ -67,6 +67,11 @@ DEFAULTS = {
     "background_ms": 500,
     # the longest turn of the scan (a background read goes on at its next turn)
     "slice_ms": 12,
+    # a protocol no tag answers (ISO 15693 on a card board with an NTAG deck) is read on
+    # each front-end this often; known ISO 14443A cards are read in full this often (in
+    # between they are only checked for)
+    "recheck_ms": 500,
+    "full_ms": 5000,
     # a host frame not finished this long after its last byte is dropped (ERROR 6)
     "rx_timeout_ms": 50,
     "max_tags": 1000,  # tags on the whole board (ERROR 5 beyond)

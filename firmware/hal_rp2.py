@@ -151,6 +151,8 @@ def build(settings: dict[str, object]) -> Board:
         number("debounce_out"),
         confirm_ms=number("confirm_ms"),
         max_tags=number("max_tags"),
+        recheck_ms=number("recheck_ms"),
+        full_ms=number("full_ms"),
     )
     kind = settings["kind"]
     firmware = settings["firmware"]

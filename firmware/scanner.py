@@ -5,6 +5,16 @@ what it holds is the union of their reads. A read of an antenna (a pass) is made
 a time (`AntennaPass`: one request of the anticollision per step, front-end after
 front-end), so the board can read other antennas between two steps of a tall stack.
 
+A board reading two air protocols (the card board: ISO 15693 and ISO 14443A cards) reads
+on each front-end, at every pass, the protocols its tags have been answering; one that no
+tag on the board has answered for `quiet_ms` while the other did is read on each front-end
+once every `recheck_ms` only (a card of the other kind is still seen within that time),
+and a departure is never concluded from a protocol the pass did not read.
+
+ISO 14443A cards a front-end found are, at the next passes, only checked for (their
+anticollision answers as the trie of their UIDs says: PN5180.check_14443a), and read again
+in full when that finds a change, and at least every `full_ms`.
+
 A tag is reported in as soon as a step sees it (`debounce_in` passes in a row, 1 by
 default); it is reported out only after `debounce_out` complete passes in a row missed it,
 the last of them starting at least `confirm_ms` after the first, so a tag the field loses
@@ -15,11 +25,16 @@ tag; for a departure, the start of the first pass that missed it.
 
 from firmware import protocol
 from firmware.hal import HardwareError
-from firmware.pn5180 import PN5180, FieldRead
+from firmware.pn5180 import ISO14443A, ISO15693, PN5180, FieldRead
 
 #: The most tags one board holds at once (ERROR 5 beyond): inventories larger than one
 #: frame are paged (protocol version 4), so the limit is the board's memory, not a frame.
 MAX_TAGS = 1000
+
+
+def air_protocol(uid: bytes) -> str:
+    """The air protocol a UID was read with: 8 bytes ISO 15693, else ISO 14443A."""
+    return ISO15693 if len(uid) == 8 else ISO14443A
 
 
 class Antenna:
@@ -31,6 +46,12 @@ class Antenna:
         self.protocols = protocols
         # ISO 15693 tags each front-end found in its last read: a stack skips requests
         self.stacked = [0 for _ in frontends]
+        # board time each front-end last read each protocol (index as in `protocols`)
+        self.read_at = [[-(1 << 30) for _ in protocols] for _ in frontends]
+        # what each front-end's last read found, and when it last read its ISO 14443A
+        # cards in full (in between they are only checked for: check_14443a)
+        self.found: list[list[bytes]] = [[] for _ in frontends]
+        self.full_at = [-(1 << 30) for _ in frontends]
 
     def read(self) -> list[bytes]:
         """Every tag on the antenna now, in one go."""
@@ -39,9 +60,38 @@ class Antenna:
             read.step()
         return read.seen
 
-    def start(self) -> "AntennaPass":
-        """A read of the antenna made a step at a time."""
-        return AntennaPass(self)
+    def start(
+        self,
+        now_ms: int = 0,
+        quiet: tuple[str, ...] = (),
+        recheck_ms: int = 0,
+        full_ms: int = 0,
+    ) -> "AntennaPass":
+        """A read of the antenna made a step at a time: on each front-end every protocol,
+        except a `quiet` one read there less than `recheck_ms` ago; the ISO 14443A cards
+        the front-end last found only checked for, unless read in full `full_ms` ago."""
+        plans: list[list[str]] = []
+        skipped: list[str] = []
+        checks: list[list[bytes] | None] = []
+        for i in range(len(self.frontends)):
+            plan = []
+            for j in range(len(self.protocols)):
+                air = self.protocols[j]
+                if air in quiet and now_ms - self.read_at[i][j] < recheck_ms:
+                    if air not in skipped:
+                        skipped.append(air)
+                    continue
+                plan.append(air)
+                self.read_at[i][j] = now_ms
+            plans.append(plan)
+            cards = [uid for uid in self.found[i] if len(uid) != 8]
+            if full_ms and cards and now_ms - self.full_at[i] < full_ms:
+                checks.append(cards)
+            else:
+                checks.append(None)
+                if ISO14443A in plan:
+                    self.full_at[i] = now_ms
+        return AntennaPass(self, plans, skipped, checks)
 
 
 class AntennaPass:
@@ -51,10 +101,22 @@ class AntennaPass:
     `read()` in a single step.
     """
 
-    def __init__(self, antenna: Antenna) -> None:
+    def __init__(
+        self,
+        antenna: Antenna,
+        plans: list[list[str]] | None = None,
+        skipped: list[str] | None = None,
+        checks: list[list[bytes] | None] | None = None,
+    ) -> None:
         self.antenna = antenna
+        self.skipped = skipped or []  # protocols some front-end did not read in this pass
         self.reads = [
-            FieldRead(chip, antenna.protocols, antenna.stacked[i])
+            FieldRead(
+                chip,
+                antenna.protocols if plans is None else plans[i],
+                antenna.stacked[i],
+                None if checks is None else checks[i],
+            )
             for i, chip in enumerate(antenna.frontends)
         ]
         self.at = 0
@@ -77,6 +139,7 @@ class AntennaPass:
         got = read.step()
         if read.done:
             self.antenna.stacked[self.at] = sum(1 for uid in read.found if len(uid) == 8)
+            self.antenna.found[self.at] = list(read.found)
             self.at += 1
             self.done = self.at >= len(self.reads)
         return self._add(got)
@@ -116,6 +179,9 @@ class Scanner:
         debounce_out: int = 2,
         confirm_ms: int = 0,
         max_tags: int = MAX_TAGS,
+        recheck_ms: int = 0,
+        quiet_ms: int = 60000,
+        full_ms: int = 0,
     ) -> None:
         self.antennas = antennas
         self.debounce_in = max(1, debounce_in)
@@ -132,6 +198,10 @@ class Scanner:
         self.passes: list[AntennaPass | None] = [None for _ in antennas]
         self.count = 0  # tags present on the whole board
         self.reads = 0
+        self.recheck_ms = recheck_ms  # a quiet protocol is read this often (0: every pass)
+        self.quiet_ms = quiet_ms
+        self.full_ms = full_ms  # known ISO 14443A cards read in full this often (0: always)
+        self.heard: dict[str, int] = {}  # protocol: board time a tag last answered it
 
     # -- a pass, a step at a time ----------------------------------------------------------
 
@@ -144,7 +214,9 @@ class Scanner:
         """
         read = self.passes[index]
         if read is None:
-            read = self.passes[index] = self.antennas[index].start()
+            antenna = self.antennas[index]
+            read = antenna.start(now_ms, self.quiet(now_ms), self.recheck_ms, self.full_ms)
+            self.passes[index] = read
             read.started_ms = now_ms
             self.reads += 1
         read.step_ms = now_ms
@@ -156,15 +228,35 @@ class Scanner:
             return [], [], True
         reports: list[Report] = []
         refused: list[bytes] = []
-        if self.debounce_in == 1:
-            for uid in new:
+        for uid in new:
+            self.heard[air_protocol(uid)] = now_ms
+            if self.debounce_in == 1:
                 self._arrive(index, uid, now_ms, reports, refused)
         if not read.done:
             return reports, refused, False
         self.passes[index] = None
         self.faults[index] = None
-        more, more_refused = self._complete(index, read.seen, read.started_ms)
+        seen = read.seen
+        if read.skipped:  # no departure concluded from a protocol not read
+            seen = seen + [
+                uid for uid in self.present[index] if air_protocol(uid) in read.skipped
+            ]
+        more, more_refused = self._complete(index, seen, read.started_ms)
         return reports + more, refused + more_refused, True
+
+    def quiet(self, now_ms: int) -> tuple[str, ...]:
+        """The protocols no tag answered for `quiet_ms` while another one did (none when
+        `recheck_ms` is 0)."""
+        if not self.recheck_ms:
+            return ()
+        heard = self.heard
+        quiet = []
+        for air in (ISO15693, ISO14443A):
+            last = heard.get(air, -1)
+            other = heard.get(ISO14443A if air == ISO15693 else ISO15693, -1)
+            if other > last and (last < 0 or now_ms - last >= self.quiet_ms):
+                quiet.append(air)
+        return tuple(quiet)
 
     def pause(self, index: int) -> None:
         """The pass of antenna `index` stops here for now (its field goes off)."""
