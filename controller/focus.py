@@ -16,8 +16,8 @@ The antennas that matter now:
 - the deal: the next two seats to get a card, in dealing order (a card to another seat is
   seen in the background), and the bet zones where blinds and antes are being posted;
 - a betting round: the seat to act and the muck (a fold), its bet zone (a push);
-- a round just closed: the burn and the board (the next street is due), the pot and the
-  bet zones whose chips the dealer is gathering into it;
+- a round just closed: the burn and the board (the next street is due), the bet zones whose
+  chips the dealer is gathering into the pot (their arrival there rules nothing);
 - the end of the hand (showdown, or one player left): the pot (pushed to the winner), the
   muck and the live seats' cards (mucked or tabled), the bet zones still to gather.
 """
@@ -68,6 +68,7 @@ class FocusTracker:
         self._street: object = None
         self._bets: frozenset[int] = frozenset()  # seats with chips in their zone this street
         self._gather: frozenset[int] = frozenset()  # ... when the round closed
+        self._to_act: int | None = None  # the seat to act in the last state
 
     def update(self, state: Mapping[str, Any]) -> Focus:
         """The focus after this state (also kept in `focus`)."""
@@ -78,6 +79,7 @@ class FocusTracker:
         if state.get("hand") is None:
             self._street = None
             self._bets = self._gather = frozenset()
+            self._to_act = None
             return EVERYWHERE
         seats = _seats(state)
         street = state.get("street")
@@ -89,9 +91,13 @@ class FocusTracker:
             self._bets = frozenset()
         if to_act is not None:
             self._bets = self._bets | betting
-        elif self._bets:
-            self._gather = self._gather | self._bets  # the round closed: gathered next
+        elif self._bets or self._to_act is not None:
+            # The round closed: its chips are gathered next, the last actor's too (its
+            # push and the close came in one state).
+            last = frozenset() if self._to_act is None else frozenset({self._to_act})
+            self._gather = self._gather | self._bets | last
             self._bets = frozenset()
+        self._to_act = to_act
         if state.get("held") or state.get("procedures"):
             return Focus(frozenset(), "held" if state.get("held") else "procedure")
         in_hand = [n for n, seat in seats.items() if seat.get("status") in IN_HAND]
@@ -108,7 +114,7 @@ class FocusTracker:
             return Focus(frozenset(names | chips), "betting")
         with_cards = [n for n in live if cards.get(n)]
         if len(live) >= 2 and street in ("preflop", "flop", "turn"):
-            names = {"burn", "board", "pot"}
+            names = {"burn", "board"}
             return Focus(frozenset(names | chips), "street")
         names = {"pot", "muck", *(f"seat{n}" for n in with_cards)}
         return Focus(frozenset(names | chips), "end of hand")

@@ -33,6 +33,10 @@ REQUESTS = (
 #: Defaults of the schedule (firmware/config.py; docs/hardware.md).
 BACKGROUND_MS = 500
 SLICE_MS = 12
+STACK_PERIODS = 4  # a tall stack in the background is read every four times its read
+MAX_SHARE = 0.4  # the most of the board's time the background antennas take
+FOCUS_SLICES = 6  # a focused read longer than six slices waits for its next turn
+BURST_MS = 250  # the background waits this long after a focused read found a tag
 RX_TIMEOUT_MS = 50
 
 
@@ -137,6 +141,10 @@ class Board:
         self.current = -1  # the antenna whose read the scan is making
         self.background = False  # ... as a slice of a background antenna's read
         self.credit = 0.0  # ms of the board's time owed to the background antennas
+        # a focused read found a tag: more are coming (a push of chips, a flop), the
+        # background waits until then, BURST_MS at most
+        self.burst_until = 0
+        self.stack_turn = 0  # ms the focused read under way has had in this turn
         self.next_antenna = 0  # every antenna in turn (no focus)
         self.next_focused = 0
         self.next_scan = 0
@@ -328,6 +336,8 @@ class Board:
             self._fault(index)
         if reports:
             self.transmit()  # a report goes out at once, not at the end of the turn
+            if self.focus >> index & 1 and self.current == index and not self.background:
+                self.burst_until = self.now_ms() + BURST_MS
         return len(reports), done
 
     def _spent(self, index: int, begin: int, fresh: bool, done: bool) -> None:
@@ -356,13 +366,19 @@ class Board:
 
     # -- the schedule --------------------------------------------------------------------
 
+    def period(self, index: int) -> int:
+        """How often antenna `index` is read in the background: every `background_ms`, or
+        for a tall stack whose read takes longer than a quarter of that (a pot), every four
+        times its read."""
+        return max(self.background_ms, STACK_PERIODS * self.cost[index])
+
     def due(self, index: int) -> int:
-        """When antenna `index`'s next read must begin: its last one began `background_ms`
+        """When antenna `index`'s next read must begin: its last one began a `period`
         earlier, less what a read of it takes; sooner when a missed tag is to be confirmed,
         at once when a read of it is under way."""
         if self.scanner.in_progress(index):
             return self.started[index]
-        due = self.started[index] + self.background_ms - self.cost[index]
+        due = self.started[index] + self.period(index) - self.cost[index]
         missed = self.scanner.missing(index)
         if missed >= 0:
             confirm = missed + self.scanner.confirm_ms
@@ -372,33 +388,38 @@ class Board:
 
     def share(self) -> float:
         """The part of the board's time the background antennas get: what their reads take
-        (as last measured) over `background_ms`, with a fifth to spare; 5 % to 80 %."""
+        (as last measured) over their periods, with a fifth to spare; 5 % to 40 % (past
+        that the focused antennas keep 60 %, and the background comes round later)."""
         focus = self.focus
-        work = 0
+        share = 0.0
         for index in range(len(self.names)):
             if not focus >> index & 1:
-                work += self.cost[index]
-        share = work / (self.background_ms * 0.8) if self.background_ms > 0 else 1.0
-        return min(0.8, max(0.05, share))
+                share += self.cost[index] / max(1, self.period(index))
+        return min(MAX_SHARE, max(0.05, share * 1.25))
 
     def pick(self, now: int) -> tuple[int, bool]:
         """The antenna to read next, and whether as a slice of a background read."""
         count = len(self.names)
         focus = self.focus
+        scanner = self.scanner
+        confirm = -1  # a missed tag confirmed without waiting for its antenna's turn
+        confirm_at = 0
+        for index in range(count):
+            missed = scanner.missing(index)
+            if (
+                0 <= missed <= now - scanner.confirm_ms
+                and not scanner.in_progress(index)
+                and (confirm < 0 or missed < confirm_at)
+            ):
+                confirm, confirm_at = index, missed
+        if confirm >= 0 and (not focus or focus >> confirm & 1 or self.credit > 0):
+            return confirm, not (not focus or focus >> confirm & 1)
         if not focus:
-            for index in range(count):  # a missed tag confirmed without waiting its turn
-                missed = self.scanner.missing(index)
-                if (
-                    0 <= missed <= now - self.scanner.confirm_ms
-                    and not self.scanner.in_progress(index)
-                    and index != self.next_antenna
-                ):
-                    return index, False
             index = self.next_antenna
-            if not self.scanner.in_progress(index):
+            if not scanner.in_progress(index):
                 self.next_antenna = (index + 1) % count
             return index, False
-        if self.credit > 0:  # the background's share is owed: the most urgent due one
+        if self.credit > 0 and now >= self.burst_until:  # the background's share is owed
             best = -1
             best_due = 0
             for index in range(count):
@@ -417,9 +438,10 @@ class Board:
     def scan_turn(self) -> None:
         """One turn of the scan: a few steps of the read under way, or of the next one.
 
-        A turn lasts about `slice_ms` (one step at least). A read of a focused antenna, or
-        of any antenna when there is no focus, goes on at the next turn until it is whole; a
-        background antenna gets one turn, then its read waits, field off, for its next turn.
+        A turn lasts about `slice_ms` (one step at least). A read of any antenna when there
+        is no focus goes on at the next turn until it is whole; one of a focused antenna
+        for three turns at most, then the next focused antenna's turn comes; a background
+        antenna gets one turn, then its read waits, field off, for its next turn.
         """
         begin = self.now_ms()
         if self.focus_until >= 0 and begin >= self.focus_until:
@@ -437,13 +459,23 @@ class Board:
                 break
         self._spent(index, begin, fresh, done)
         spent = self.now_ms() - begin
+        if not done and self.focus and not self.background:
+            # A tall stack in focus (a pot being pushed) is read in turns too, so the
+            # other focused antennas are not held up by it.
+            self.stack_turn += spent
+            if self.stack_turn >= FOCUS_SLICES * self.slice_ms:
+                self.stack_turn = 0
+                self.scanner.pause(index)
+                self.current = -1
+        else:
+            self.stack_turn = 0
         if self.focus:  # the background's time is owed in proportion to the focused time
             if self.background:
-                self.credit -= spent
-            else:
+                self.credit = max(-self.background_ms, self.credit - spent)
+            else:  # (no more than this turn earned: unspent credit does not pile up)
                 share = self.share()
-                self.credit += spent * share / (1.0 - share)
-            self.credit = max(-self.background_ms, min(self.credit, 4 * self.slice_ms))
+                earned = spent * share / (1.0 - share)
+                self.credit = min(self.credit + earned, max(earned, self.slice_ms))
         if done:
             self.current = -1
         elif self.background:

@@ -136,6 +136,44 @@ def cascade(uid: bytes) -> list[bytes]:
     return [part + bytes([part[0] ^ part[1] ^ part[2] ^ part[3]]) for part in parts]
 
 
+def check_plan(known: list[bytes]) -> list[tuple[bytes, list[int]]] | None:
+    """How to check that the ISO 14443A cards in a field are still `known` without reading
+    them again (PN5180.check_step, a part at a time; None: not possible, read the field).
+
+    After REQA every card is ready and answers each anticollision frame whose known bits
+    match its UID: the trie of the known UIDs says, for every node, where the answer's first
+    collision must be (or, at a leaf, the whole answer). One frame per node, no SELECT, no
+    HLTA: about 2n frames for n cards instead of five to ten each. A card that came shows
+    as a collision where none was due or an answer where none was, one that left as a
+    missing collision or answer. The first part is the trie of the first cascade levels;
+    then, for each first level, its cards' second levels after a SELECT of it (a card that
+    came may share a known card's first level). Mixed UID sizes and triple-size UIDs are
+    not checked.
+    """
+    if not known:
+        return None
+    depth = len(cascade(known[0]))
+    if depth > 2 or any(len(cascade(uid)) != depth for uid in known):
+        return None
+    levels = [cascade(uid) for uid in known]
+    firsts: list[int] = []
+    groups: list[tuple[bytes, list[int]]] = []
+    for level in levels:
+        value = bits_of(level[0])
+        if value not in firsts:
+            firsts.append(value)
+        if depth == 1:
+            continue
+        for first, seconds in groups:
+            if first == level[0]:
+                seconds.append(bits_of(level[1]))
+                break
+        else:
+            groups.append((level[0], [bits_of(level[1])]))
+    plan: list[tuple[bytes, list[int]]] = [(b"", firsts)]
+    return plan + groups
+
+
 def bits_of(data: bytes) -> int:
     """Bytes as the bits go on air: the first byte's lowest bit first (bit 0)."""
     value = 0
@@ -184,6 +222,8 @@ class PN5180:
         self.armed = False  # the transceiver waits to transmit (transceive command running)
         self.crc_on = -1  # CRC enable last written (-1: unknown), to skip needless writes
         self.align = -1  # RX_BIT_ALIGN last written
+        # where check_14443a last found the field not as known: (levels, bits, value)
+        self.mismatch: tuple[bytes, int, int] = (b"", 0, 0)
 
     # -- SPI with the BUSY handshake ---------------------------------------------------
 
@@ -352,10 +392,10 @@ class PN5180:
 
         With at most one tag expected, a one-slot request: no answer is an empty field, a
         clean one a single tag. A stack (`expect`: how many the last read found) goes
-        straight to 16-slot rounds, a tall one (48 and more) to the 16 rounds under a 4-bit
+        straight to 16-slot rounds, a tall one (32 and more) to the 16 rounds under a 4-bit
         mask: the requests that would only collide are not sent.
         """
-        if expect >= 48:
+        if expect >= 32:
             return [(4, slot) for slot in range(15, -1, -1)]
         if expect > 1:
             return [(0, 0)]
@@ -449,8 +489,9 @@ class PN5180:
         return uids
 
     def next_card(self, uids: list[bytes], branches: list[tuple[bytes, int, int]]) -> int:
-        """Read one more ISO 14443A card: 1 if it is new to `uids`, 0 if not (or its branch
-        was empty), -1 when no card answers any more (the field is read)."""
+        """Read one more ISO 14443A card: 1 if it is new to `uids`, 0 if not (or the walk
+        found none: its branch was empty, or a card left during it), -1 when no card
+        answers REQA any more (the field is read)."""
         self._crc(False)
         self._rx_align(0)
         atqa = self.transceive(bytes([REQA]), TIMEOUT_14443A_US, last_bits=7)
@@ -459,7 +500,11 @@ class PN5180:
         start = branches.pop() if branches else (b"", 0, 0)
         uid = self._select_card(start, branches)
         if uid is None:
-            return 0 if start[0] or start[1] else -1  # that branch's cards left the field
+            # That branch's cards left the field; or, from the root, a card left in the
+            # middle of the walk: the others are still to read (the caller bounds retries).
+            # HLTA sends the cards the walk left ready back to idle, for the next REQA.
+            self.halt()
+            return 0
         new = 0
         if uid not in uids:
             uids.append(uid)
@@ -467,6 +512,11 @@ class PN5180:
         self._crc(True)
         self.transceive(bytes([HLTA, 0x00]), TIMEOUT_HLTA_US)  # no answer: halted
         return new
+
+    def halt(self) -> None:
+        """HLTA: the selected card sleeps, the ready ones go back to idle."""
+        self._crc(True)
+        self.transceive(bytes([HLTA, 0x00]), TIMEOUT_14443A_US)
 
     def _select(self, sel: int, level: bytes) -> int:
         """SELECT one cascade level (5 bytes with BCC); the SAK, or -1 if nothing answered."""
@@ -546,69 +596,42 @@ class PN5180:
 
     def check_14443a(self, known: list[bytes]) -> bool:
         """Whether the ISO 14443A cards in the field are still `known`, asked without
-        reading them again, field already on.
+        reading them again, field already on (check_plan and check_step, in one go)."""
+        plan = check_plan(known)
+        if plan is None:
+            self.mismatch = (b"", 0, 0)
+            return False
+        return all(self.check_step(plan[index], index == 0) for index in range(len(plan)))
 
-        After REQA every card is ready and answers each anticollision frame whose known bits
-        match its UID: the trie of the known UIDs says, for every node, where the answer's
-        first collision must be (or, at a leaf, the whole answer). One frame per node, no
-        SELECT, no HLTA: about 2n frames for n cards instead of five to ten each. A card that
-        came shows as a collision where none was due or an answer where none was, one that
-        left as a missing collision or answer. Cards sharing a first cascade level are told
-        apart at the second, after a SELECT of that level (so is a card alone at its first
-        level: a new one may share it). False: something changed, or
-        the UIDs are of mixed sizes or triple size (the caller then reads the field).
-        """
-        if not known:
-            return False
-        depth = len(cascade(known[0]))
-        if depth > 2 or any(len(cascade(uid)) != depth for uid in known):
-            return False
+    def check_step(self, part: tuple[bytes, list[int]], fresh: bool) -> bool:
+        """One part of a check (check_plan): REQA (after HLTA unless the field just came on),
+        then the first level's trie, or a SELECT of a first level and its cards' second
+        level trie. False: the field is not as known (`mismatch` says where it showed)."""
+        self.mismatch = (b"", 0, 0)
+        if not fresh:
+            self.halt()  # the last part's cards back to idle
         self._crc(False)
         self._rx_align(0)
         if not self.transceive(bytes([REQA]), TIMEOUT_14443A_US, last_bits=7).answered:
             return False
-        levels = [cascade(uid) for uid in known]
-        firsts: list[int] = []
-        for level in levels:
-            value = bits_of(level[0])
-            if value not in firsts:
-                firsts.append(value)
-        if not self._trie(SEL_LEVELS[0], firsts):
+        first, values = part
+        if not first:
+            return self._trie(SEL_LEVELS[0], values, b"")
+        sak = self._select(SEL_LEVELS[0], first)
+        if sak < 0 or not sak & SAK_CASCADE:
             return False
-        if depth == 1:
-            return True
-        groups: list[tuple[bytes, list[int]]] = []
-        for level in levels:
-            for first, seconds in groups:
-                if first == level[0]:
-                    seconds.append(bits_of(level[1]))
-                    break
-            else:
-                groups.append((level[0], [bits_of(level[1])]))
-        awake = True
-        for first, seconds in groups:  # a new card may share a known card's first level
-            if not awake:  # the last group's cards are set back to idle, then all woken
-                self._crc(True)
-                self.transceive(bytes([HLTA, 0x00]), TIMEOUT_14443A_US)
-                self._crc(False)
-                self._rx_align(0)
-                if not self.transceive(bytes([REQA]), TIMEOUT_14443A_US, last_bits=7).answered:
-                    return False
-            awake = False
-            sak = self._select(SEL_LEVELS[0], first)
-            if sak < 0 or not sak & SAK_CASCADE:
-                return False
-            self._crc(False)
-            if not self._trie(SEL_LEVELS[1], seconds):
-                return False
-        return True
+        self._crc(False)
+        return self._trie(SEL_LEVELS[1], values, first)
 
-    def _trie(self, sel: int, values: list[int]) -> bool:
+    def _trie(self, sel: int, values: list[int], done: bytes) -> bool:
         """The cards ready at this cascade level answer as the 40-bit `values` would: one
-        anticollision frame per node of their trie, walked depth first."""
+        anticollision frame per node of their trie, walked depth first. On a difference,
+        `mismatch` is where it showed: (the levels before, bits known, their value), the
+        branch in which to look for a card that came."""
         stack: list[tuple[int, int, list[int]]] = [(0, 0, values)]
         while stack:
             count, known, group = stack.pop()
+            self.mismatch = (done, count, known)
             received, at, answered = self._probe(sel, count, known)
             if not answered:
                 return False
@@ -669,9 +692,11 @@ class FieldRead:
         self.chip = chip
         self.protocols = protocols
         self.expect = expect  # tags the last read found (a stack skips useless requests)
-        # ISO 14443A cards the last read found: checked for (check_14443a) instead of read
+        # ISO 14443A cards the last read found: checked for (check_plan) instead of read
         self.known = known
+        self.plan: list[tuple[bytes, list[int]]] | None = None  # the check's parts to go
         self.checked = False  # ... and they were all there, and no other
+        self.fresh = False  # the field came on for this step
         self.found: list[bytes] = []
         self.done = not protocols
         self.at = 0  # index of the protocol being read
@@ -703,6 +728,7 @@ class FieldRead:
             if not chip.ready:
                 chip.begin()
             protocol = self.protocols[self.at]
+            self.fresh = not self.on
             if not self.on:
                 chip.field_on(protocol)
                 self.on = True
@@ -733,20 +759,34 @@ class FieldRead:
     def _proximity(self, chip: PN5180, found: list[bytes]) -> bool:
         branches = self.branches
         if branches is None:
-            known, self.known = self.known, None
-            if known:
-                if chip.check_14443a(known):
+            known = self.known
+            if known is not None and self.plan is None and not self.checked:
+                self.plan = check_plan(known)
+            plan = self.plan
+            if plan and known is not None:  # a part of the check of the cards known here
+                if chip.check_step(plan.pop(0), self.fresh):
+                    if plan:
+                        return False
                     for uid in known:
                         if uid not in found:
                             found.append(uid)
                     self.checked = True
+                    self.plan = None
                     return True
-                # Something changed: the cards are left half way through the check; the
-                # field goes off and on again (the next step), and the field is read.
-                self.on = False
-                chip.rf_off()
+                # Something changed. HLTA sends the cards the check left ready back to
+                # idle; the read then starts in the branch where the difference showed
+                # (a card that came is found first), and goes on over the whole field.
+                self.plan = None
+                self.known = None
+                chip.halt()
+                # The root stays below as a branch: once that one is walked, the whole
+                # field is (the kept branches are always what is still to walk).
+                root = (b"", 0, 0)
+                self.branches = [root] if chip.mismatch == root else [root, chip.mismatch]
+                self.resumed = False  # (a pause during the check is no pause of the read)
                 return False
             branches = self.branches = []
+            self.resumed = False
         elif self.resumed and not branches:
             # Every branch is walked. Without a pause, REQA would still be asked for a card
             # the walk missed; after one, the cards read before it are awake again and a

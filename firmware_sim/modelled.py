@@ -12,7 +12,7 @@ from firmware import protocol
 from firmware.board import Board, TxFifo
 from firmware.hal import Link
 from firmware.pn5180 import PN5180
-from firmware.scanner import Antenna, Scanner
+from firmware.scanner import Antenna, Report, Scanner
 from firmware_sim.pn5180_sim import SimBus, SimPN5180, VirtualClock
 
 
@@ -25,7 +25,9 @@ class CostBus(SimBus):
         super().__init__(frontends)
         self.clock = clock
         self.cpu_us = cpu_us
-        self.moves: list[tuple[float, int, int, bytes]] = []  # (at_us, +1/-1, front-end, uid)
+        # (at_us, order, +1/-1, the antenna's front-ends, uid): a tag arrives under the
+        # first of them, leaves whichever holds it
+        self.moves: list[tuple[float, int, int, list[int], bytes]] = []
         self.transactions = 0
 
     def due(self) -> None:
@@ -33,11 +35,12 @@ class CostBus(SimBus):
         moves = self.moves
         now = self.clock.now
         while moves and moves[0][0] <= now:
-            _at, sign, channel, uid = moves.pop(0)
+            _at, _order, sign, channels, uid = moves.pop(0)
             if sign > 0:
-                self.frontends[channel].place(uid)
+                self.frontends[channels[0]].place(uid)
             else:
-                self.frontends[channel].remove(uid)
+                for channel in channels:
+                    self.frontends[channel].remove(uid)
 
     def select(self, channel: int) -> None:
         self.transactions += 1
@@ -69,8 +72,38 @@ class Wire(Link):
         return len(data)
 
 
+class CycleScanner(Scanner):
+    """The scan of a board before protocol version 4: a read's reports go out when the
+    read is whole."""
+
+    def __init__(self, antennas: list[Antenna], debounce_out: int) -> None:
+        super().__init__(antennas, debounce_out=debounce_out)
+        self.held: list[list[Report]] = [[] for _ in antennas]
+
+    def advance(self, index: int, now_ms: int) -> tuple[list[Report], list[bytes], bool]:
+        reports, refused, done = super().advance(index, now_ms)
+        held = self.held[index]
+        held.extend(reports)
+        if not done:
+            return [], refused, False
+        self.held[index] = []
+        return held, refused, True
+
+
+class CycleBoard(Board):
+    """A board before protocol version 4 (the baseline): every antenna in turn, whatever
+    the host says, a missed tag confirmed at its antenna's next turn."""
+
+    def pick(self, now: int) -> tuple[int, bool]:
+        index = self.next_antenna
+        if not self.scanner.in_progress(index):
+            self.next_antenna = (index + 1) % len(self.names)
+        return index, False
+
+
 class ModelledBoard:
-    """One board: `layout` is [(antenna name, front-ends)], each front-end simulated."""
+    """One board: `layout` is [(antenna name, front-ends)], each front-end simulated; with
+    `cycle`, the board as it read before protocol version 4 (CycleBoard)."""
 
     def __init__(
         self,
@@ -85,6 +118,7 @@ class ModelledBoard:
         start_us: float = 0.0,
         full_ms: int = 5000,
         recheck_ms: int = -1,
+        cycle: bool = False,
     ) -> None:
         self.clock = VirtualClock(int(start_us))
         count = 0
@@ -102,14 +136,19 @@ class ModelledBoard:
             antennas.append(Antenna(name, chips, protocols))
             channel += frontends
         self.wire = Wire(self.clock)
-        scanner = Scanner(
-            antennas,
-            debounce_out=debounce_out,
-            confirm_ms=confirm_ms,
-            recheck_ms=background_ms if recheck_ms < 0 else recheck_ms,
-            full_ms=full_ms,
-        )
-        self.board = Board(
+        scanner: Scanner
+        if cycle:  # as boards before protocol version 4 read
+            scanner = CycleScanner(antennas, debounce_out)
+        else:
+            scanner = Scanner(
+                antennas,
+                debounce_out=debounce_out,
+                confirm_ms=confirm_ms,
+                recheck_ms=background_ms if recheck_ms < 0 else recheck_ms,
+                full_ms=full_ms,
+            )
+        make = CycleBoard if cycle else Board
+        self.board = make(
             scanner,
             self.wire,
             self.clock,
@@ -134,18 +173,11 @@ class ModelledBoard:
         index = self.names.index(name)
         channels = self.channels[index]
         if arrive:
-            channel = channels[self.spread[index] % len(channels)]
+            channels = [channels[self.spread[index] % len(channels)]]
             self.spread[index] += 1
-        else:
-            channel = -1
-            for candidate in channels:
-                if any(tag.uid == uid for tag in self.sims[candidate].tags):
-                    channel = candidate
-            if channel < 0:
-                return
         moves = self.bus.moves
-        moves.append((at_us, 1 if arrive else -1, channel, uid))
-        moves.sort(key=lambda move: move[0])
+        moves.append((at_us, len(moves), 1 if arrive else -1, channels, uid))
+        moves.sort(key=lambda move: (move[0], move[1]))
 
     def lay(self, name: str, uids: list[bytes]) -> None:
         """Tags already on antenna `name` (before the board starts)."""

@@ -42,9 +42,10 @@ def test_a_hand_dealt_to_the_river_moves_the_focus_with_it() -> None:
     assert at[2.0] == ("betting", ["bet3", "muck", "seat3"])
     assert at[2.4] == ("betting", ["bet1", "muck", "seat1"])
     # the round closed: the flop is due, the bets are gathered into the pot
-    assert at[2.6] == ("street", ["bet1", "bet2", "bet3", "board", "burn", "pot"])
+    assert at[2.6] == ("street", ["bet1", "bet2", "bet3", "board", "burn"])
     assert at[3.4] == ("betting", ["bet1", "muck", "seat1"])  # flop dealt: gathered
-    assert at[3.7] == ("street", ["board", "burn", "pot"])  # checked round: no chips
+    # checked round: no chips, but the last actor's zone (a call would close it too)
+    assert at[3.7] == ("street", ["bet3", "board", "burn"])
     assert at[5.5] == ("end of hand", ["muck", "pot", "seat1", "seat2", "seat3"])
     assert at[6.0] == ("between hands", [])  # the pot pushed: the hand is over
     assert at[10.0] == ("deal", ["bet1", "bet2", "bet3", "seat2", "seat3"])  # button 1 now
@@ -89,9 +90,20 @@ def test_the_chips_of_a_closed_round_stay_in_focus_until_the_next_street() -> No
     tracker.update(betting)
     closed = tracker.update(state(to_act=None))  # the engine reads no bet any more
     assert closed.why == "street"
-    assert closed.antennas == {"burn", "board", "pot", "bet1", "bet2"}
+    assert closed.antennas == {"burn", "board", "bet1", "bet2"}
     turn = tracker.update(state(street="turn", board=["Ah", "Kd", "2c", "9s"], to_act=1))
     assert turn.antennas == {"seat1", "muck", "bet1"}
+
+
+def test_a_call_that_closes_the_round_has_its_chips_gathered_too() -> None:
+    """The last call settles and closes the round in one input: the state never shows its
+    bet, yet the dealer gathers it with the others."""
+    tracker = FocusTracker()
+    betting = state(to_act=3)
+    betting["seats"]["1"]["bet"] = 400
+    tracker.update(betting)
+    closed = tracker.update(state(to_act=None))
+    assert closed.antennas == {"burn", "board", "bet1", "bet3"}
 
 
 def test_one_player_left_or_the_river_closed_is_the_end_of_the_hand() -> None:
