@@ -46,7 +46,7 @@ def test_a_hand_dealt_to_the_river_moves_the_focus_with_it() -> None:
     assert at[3.4] == ("betting", ["bet1", "muck", "seat1"])  # flop dealt: gathered
     # checked round: no chips, but the last actor's zone (a call would close it too)
     assert at[3.7] == ("street", ["bet3", "board", "burn"])
-    assert at[5.5] == ("end of hand", ["muck", "pot", "seat1", "seat2", "seat3"])
+    assert at[5.5] == ("end of hand", ["bet3", "muck", "pot", "seat1", "seat2", "seat3"])
     assert at[6.0] == ("between hands", [])  # the pot pushed: the hand is over
     assert at[10.0] == ("deal", ["bet1", "bet2", "bet3", "seat2", "seat3"])  # button 1 now
 
