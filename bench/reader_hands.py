@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from controller.config import load_config
+from controller.config import Config, load_config
 from controller.focus import FocusTracker
 from controller.messages import EVENTS, STATE
 from controller.replay import build_engine
@@ -85,11 +85,18 @@ def ruling(payload: dict[str, Any]) -> tuple[Any, ...]:
     return tuple(sorted((k, repr(v)) for k, v in payload.items() if k not in ("t", "seq")))
 
 
-def deal(count: int, seed: int, players: int = 9) -> Hands:
+def engine_config(settle: float = 1.0) -> Config:
+    """The example table, with the settle of a push (`[rules] settle_seconds`)."""
+    config = load_config(CONFIG)
+    return dataclasses.replace(
+        config, rules=dataclasses.replace(config.rules, settle_seconds=settle)
+    )
+
+
+def deal(count: int, seed: int, players: int = 9, settle: float = 1.0) -> Hands:
     """`count` random hands at a table of `players`, paced as a dealer deals them."""
     rng = random.Random(seed)
-    config = load_config(CONFIG)
-    engine = build_engine(config)
+    engine = build_engine(engine_config(settle))
     dealer = TableDealer(DealerClock())
     setup = seat_players(
         [(s, f"P{s}", 20000) for s in range(1, players + 1)], (100, 200, 0), players
@@ -121,9 +128,14 @@ def _pace(events: list[Event], hand: int, clock: float, rng: random.Random, out:
     it, once the last push settled (1.5 s after its last chip); the pot goes to the winner
     2 s after the last action, all at once; then the dealer clears the table.
     """
-    think = lambda: rng.uniform(1.2, 2.5)  # noqa: E731
+
+    def think() -> float:
+        return rng.uniform(1.2, 2.5)
+
     tags = [e for e in events if isinstance(e, TagIn | TagOut)]
-    award = next((i for i, e in enumerate(tags) if isinstance(e, TagOut) and e.antenna == "pot"), None)
+    award = next(
+        (i for i, e in enumerate(tags) if isinstance(e, TagOut) and e.antenna == "pot"), None
+    )
     moved_at: dict[str, tuple[float, int | None]] = {}  # tag -> (left when, from which seat)
     dealt = False
     last: Event | None = None
@@ -238,24 +250,27 @@ class _Uids:
     def of(self, name: str, chip: bool) -> bytes:
         uid = self.uid.get(name)
         if uid is None:
+            head = bytes([0xE0, 4, 1]) if chip else bytes([4])
+            size = 8 if chip else 7
             while uid is None or uid in self.name:
-                head = bytes([0xE0, 4, 1]) if chip else bytes([4])
-                uid = head + bytes(self.rng.randrange(256) for _ in range(8 - len(head) - (0 if chip else 1)))
+                uid = head + bytes(self.rng.randrange(256) for _ in range(size - len(head)))
             self.uid[name] = uid
             self.name[uid] = name
         return uid
 
 
-def play(hands: Hands, mode: str, cpu_us: float, seed: int = 11) -> Run:
+def play(hands: Hands, mode: str, cpu_us: float, seed: int = 11, settle: float = 1.0) -> Run:
     """Play the hands on two modelled boards; `mode` "cycle" (every antenna in turn, as
     before protocol version 4) or "focus" (the schedule, the focus from the engine)."""
     cycle = mode == "cycle"
     boards = {
         "card": ModelledBoard(
-            CARD_LAYOUT, "card", CARD_PROTOCOLS, cpu_us, cycle=cycle, background_ms=CARD_BACKGROUND_MS
+            CARD_LAYOUT, "card", CARD_PROTOCOLS, cpu_us, cycle=cycle,
+            background_ms=CARD_BACKGROUND_MS,
         ),
         "chip": ModelledBoard(
-            CHIP_LAYOUT, "chip", CHIP_PROTOCOLS, cpu_us, cycle=cycle, background_ms=CHIP_BACKGROUND_MS
+            CHIP_LAYOUT, "chip", CHIP_PROTOCOLS, cpu_us, cycle=cycle,
+            background_ms=CHIP_BACKGROUND_MS,
         ),
     }
     for board in boards.values():
@@ -268,11 +283,13 @@ def play(hands: Hands, mode: str, cpu_us: float, seed: int = 11) -> Run:
         chip = move.tag in hands.chip_values
         uid = uids.of(move.tag, chip)
         boards[which[move.antenna]].move(start_us + move.t * 1e6, move.antenna, uid, move.arrive)
-    engine = build_engine(load_config(CONFIG))
+    engine = build_engine(engine_config(settle))
     for event in hands.setup:
         engine.apply(event)
     tracker = FocusTracker()
-    focus_log: dict[str, list[tuple[float, frozenset[str]]]] = {k: [(0.0, frozenset())] for k in boards}
+    focus_log: dict[str, list[tuple[float, frozenset[str]]]] = {
+        kind: [(0.0, frozenset())] for kind in boards
+    }
     events: list[tuple[float, dict[str, Any]]] = []
     rulings: list[tuple[Any, ...]] = []
     alerts: dict[str, int] = {}
@@ -304,14 +321,14 @@ def play(hands: Hands, mode: str, cpu_us: float, seed: int = 11) -> Run:
                 where = board.names[antenna]
                 when = (at_us - start_us) / 1e6 + DELIVERY_S
                 value = hands.chip_values.get(name)
-                if value is not None:
-                    cls = TagIn if msg_type == protocol.TAG_IN else TagOut
-                    event: Event = cls(when, where, chip=name, value=value)
-                else:
-                    cls = TagIn if msg_type == protocol.TAG_IN else TagOut
-                    event = cls(when, where, card=name)
+                cls = TagIn if msg_type == protocol.TAG_IN else TagOut
+                report: Event = (
+                    cls(when, where, chip=name, value=value)
+                    if value is not None
+                    else cls(when, where, card=name)
+                )
                 order += 1
-                pending.append((when, order, event))
+                pending.append((when, order, report))
             seen[kind] = len(frames)
         pending.sort(key=lambda item: (item[0], item[1]))
         inputs: list[Event] = []
@@ -378,7 +395,7 @@ def pct(values: Iterable[float], q: float) -> float:
     data = sorted(values)
     if not data:
         return float("nan")
-    index = min(len(data) - 1, max(0, int(round(q * (len(data) - 1)))))
+    index = min(len(data) - 1, max(0, round(q * (len(data) - 1))))
     return data[index]
 
 
@@ -422,8 +439,8 @@ def summary(run: Run, ideal: list[tuple[Any, ...]]) -> dict[str, Any]:
     landed: dict[tuple[int, int], float] = {}  # (hand, seat) -> first card on the muck
     for move in run.moves:
         if move.role == "muck" and move.seat is not None:
-            key = (move.hand, move.seat)
-            landed[key] = min(landed.get(key, move.t), move.t)
+            spot = (move.hand, move.seat)
+            landed[spot] = min(landed.get(spot, move.t), move.t)
     for t, payload in run.events:
         if payload.get("type") == "action" and payload.get("action") == "fold":
             first = landed.get((int(payload.get("hand") or 0), int(payload["seat"])))
