@@ -43,7 +43,7 @@ CARD_LAYOUT = [*((f"seat{s}", 1) for s in range(1, 10)), ("board", 3), ("burn", 
 CHIP_LAYOUT = [*((f"bet{s}", 1) for s in range(1, 10)), ("pot", 2)]
 CARD_PROTOCOLS = ("iso15693", "iso14443a")
 CHIP_PROTOCOLS = ("iso15693",)
-CARD_BACKGROUND_MS = 500  # firmware/config.py, the reference boards
+CARD_BACKGROUND_MS = 800  # firmware/config.py, the reference boards
 CHIP_BACKGROUND_MS = 1000
 
 
@@ -207,6 +207,8 @@ def _pace(events: list[Event], hand: int, clock: float, rng: random.Random, out:
             # last chip, docs/trace-format.md), then a zone every half second
             gathering = isinstance(prev, TagOut) and prev.antenna.startswith("bet")
             clock += 0.5 if gathering else 1.5
+        elif clearing and isinstance(prev, TagOut) and prev.antenna == "pot":
+            clock += 1.0  # the table cleared once the pot is pushed
         else:
             clock += 0.5 if not clearing else 0.05
         if antenna.startswith("seat") and not clearing:

@@ -31,10 +31,10 @@ REQUESTS = (
     protocol.FOCUS,
 )
 #: Defaults of the schedule (firmware/config.py; docs/hardware.md).
-BACKGROUND_MS = 500
+BACKGROUND_MS = 1000
 SLICE_MS = 12
 STACK_PERIODS = 4  # a tall stack in the background is read every four times its read
-MAX_SHARE = 0.4  # the most of the board's time the background antennas take
+MAX_SHARE = 0.5  # the most of the board's time the background antennas take
 FOCUS_SLICES = 6  # a focused read longer than six slices waits for its next turn
 BURST_MS = 250  # the background waits this long after a focused read found a tag
 RX_TIMEOUT_MS = 50
@@ -141,6 +141,7 @@ class Board:
         self.current = -1  # the antenna whose read the scan is making
         self.background = False  # ... as a slice of a background antenna's read
         self.credit = 0.0  # ms of the board's time owed to the background antennas
+        self._share = MAX_SHARE  # the background's share, as last worked out
         # a focused read found a tag: more are coming (a push of chips, a flop), the
         # background waits until then, BURST_MS at most
         self.burst_until = 0
@@ -373,12 +374,19 @@ class Board:
         return max(self.background_ms, STACK_PERIODS * self.cost[index])
 
     def due(self, index: int) -> int:
-        """When antenna `index`'s next read must begin: its last one began a `period`
-        earlier, less what a read of it takes; sooner when a missed tag is to be confirmed,
-        at once when a read of it is under way."""
+        """When antenna `index`'s next read must begin at the latest: its last one began a
+        `period` earlier, less twice the time a read of it spans (its cost over the
+        background's share: a tag is then reported within the period); sooner when a
+        missed tag is to be
+        confirmed, at once when a read of it is under way. The background antennas are
+        read in this order whenever their share of the time allows (earliest deadline
+        first), not only once due: then they all come round within their periods whenever
+        their reads fit in their share."""
         if self.scanner.in_progress(index):
             return self.started[index]
-        due = self.started[index] + self.period(index) - self.cost[index]
+        # the read, sliced between the focused ones, spans its cost over the share
+        span = self.cost[index] / max(0.05, self._share)
+        due = self.started[index] + self.period(index) - int(2 * span)
         missed = self.scanner.missing(index)
         if missed >= 0:
             confirm = missed + self.scanner.confirm_ms
@@ -388,14 +396,14 @@ class Board:
 
     def share(self) -> float:
         """The part of the board's time the background antennas get: what their reads take
-        (as last measured) over their periods, with a fifth to spare; 5 % to 40 % (past
-        that the focused antennas keep 60 %, and the background comes round later)."""
+        (as last measured) over their periods, with a fifth to spare; 5 % to half (past
+        that the focused antennas keep half, and the background comes round later)."""
         focus = self.focus
         share = 0.0
         for index in range(len(self.names)):
             if not focus >> index & 1:
                 share += self.cost[index] / max(1, self.period(index))
-        return min(MAX_SHARE, max(0.05, share * 1.25))
+        return min(MAX_SHARE, max(0.05, share * 1.6))
 
     def pick(self, now: int) -> tuple[int, bool]:
         """The antenna to read next, and whether as a slice of a background read."""
@@ -419,16 +427,20 @@ class Board:
             if not scanner.in_progress(index):
                 self.next_antenna = (index + 1) % count
             return index, False
-        if self.credit > 0 and now >= self.burst_until:  # the background's share is owed
+        if self.credit > 0:  # the background's share is owed: the earliest deadline first
+            # (a read under way is finished first: each resumption costs the field's
+            # start-up again)
             best = -1
             best_due = 0
             for index in range(count):
                 if focus >> index & 1:
                     continue
-                due = self.due(index)
-                if due <= now and (best < 0 or due < best_due):
+                due = self.due(index) - (1 << 30 if scanner.in_progress(index) else 0)
+                if best < 0 or due < best_due:
                     best, best_due = index, due
-            if best >= 0:
+            # While a focused read keeps finding tags the background waits, unless a
+            # read of it is due already.
+            if best >= 0 and (now >= self.burst_until or best_due <= now):
                 return best, True
         focused = self.focused()
         index = focused[self.next_focused % len(focused)]
@@ -452,10 +464,14 @@ class Board:
             index, self.background = self.pick(begin)
             self.current = index
         fresh = not self.scanner.in_progress(index)
+        # A background read with little left is finished in this turn rather than paused.
+        budget = self.slice_ms
+        if self.background and self.cost[index] - self.work[index] <= 2 * self.slice_ms:
+            budget = 2 * self.slice_ms
         done = False
         while True:
             _sent, done = self._advance(index)
-            if done or self.now_ms() - begin >= self.slice_ms:
+            if done or self.now_ms() - begin >= budget:
                 break
         self._spent(index, begin, fresh, done)
         spent = self.now_ms() - begin
@@ -472,10 +488,10 @@ class Board:
         if self.focus:  # the background's time is owed in proportion to the focused time
             if self.background:
                 self.credit = max(-self.background_ms, self.credit - spent)
-            else:  # (no more than this turn earned: unspent credit does not pile up)
-                share = self.share()
+            else:  # (unspent credit does not pile up)
+                share = self._share = self.share()
                 earned = spent * share / (1.0 - share)
-                self.credit = min(self.credit + earned, max(earned, self.slice_ms))
+                self.credit = min(self.credit + earned, max(earned, 2.0 * self.slice_ms))
         if done:
             self.current = -1
         elif self.background:

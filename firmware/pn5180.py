@@ -390,14 +390,14 @@ class PN5180:
     def inventory_start(self, found: list[bytes], expect: int) -> list[tuple[int, int]]:
         """The first step of an ISO 15693 inventory; the masks still to search.
 
-        With at most one tag expected, a one-slot request: no answer is an empty field, a
-        clean one a single tag. A stack (`expect`: how many the last read found) goes
-        straight to 16-slot rounds, a tall one (32 and more) to the 16 rounds under a 4-bit
-        mask: the requests that would only collide are not sent.
+        A one-slot request: no answer is an empty field, a clean one a single tag (a stack
+        of 2 to 15, `expect`: how many the last read found, skips it: it would only
+        collide). On a collision, 16-slot rounds; a tall stack (16 and more) goes straight
+        to the 16 rounds under a 4-bit mask (256 and more: the 256 under an 8-bit mask),
+        each short (a round cannot be cut, and the board reads other antennas between
+        them), skipping the rounds that would only collide.
         """
-        if expect >= 32:
-            return [(4, slot) for slot in range(15, -1, -1)]
-        if expect > 1:
+        if 1 < expect < 16:
             return [(0, 0)]
         one_slot = bytes([FLAG_HIGH_RATE | FLAG_INVENTORY | FLAG_ONE_SLOT, CMD_INVENTORY, 0])
         first = self.transceive(one_slot, TIMEOUT_15693_US)
@@ -407,6 +407,10 @@ class PN5180:
         if uid is not None:
             found.append(uid)
             return []
+        if expect >= 256:  # a pot of hundreds: 256 rounds under an 8-bit mask
+            return [(8, prefix) for prefix in range(255, -1, -1)]
+        if expect >= 16:
+            return [(4, slot) for slot in range(15, -1, -1)]
         return [(0, 0)]
 
     def inventory_mask(

@@ -144,7 +144,7 @@ class ModelledBoard:
                 antennas,
                 debounce_out=debounce_out,
                 confirm_ms=confirm_ms,
-                recheck_ms=background_ms if recheck_ms < 0 else recheck_ms,
+                recheck_ms=2 * background_ms if recheck_ms < 0 else recheck_ms,
                 full_ms=full_ms,
             )
         make = CycleBoard if cycle else Board
