@@ -5,6 +5,7 @@ anticollision over the cascade levels."""
 from __future__ import annotations
 
 import random
+from typing import Any
 
 import pytest
 
@@ -286,7 +287,9 @@ def test_a_card_that_leaves_during_the_anticollision_does_not_end_the_read() -> 
         leaving = rng.sample(cards, rng.randrange(1, len(cards) // 2 + 1))
         real_send = sims[0]._send
 
-        def send(data: bytes, last_bits: int) -> None:
+        def send(
+            data: bytes, last_bits: int, leaving: list[bytes] = leaving, real_send: Any = real_send
+        ) -> None:
             if leaving and rng.random() < 0.08:  # in the middle of a walk
                 sims[0].remove(leaving.pop())
             real_send(data, last_bits)
