@@ -27,7 +27,7 @@ def test_focus_round_trips_and_refuses_what_the_wire_cannot_carry() -> None:
         m.Focus(frozenset({32}))
     with pytest.raises(ProtocolError):
         m.Focus(frozenset({1}), lease_ms=70000)
-    with pytest.raises(ProtocolError, match="truncated|trailing"):
+    with pytest.raises(ProtocolError, match=r"truncated|trailing"):
         m.Focus.parse(b"\x00\x00\x00\x01\x13")
 
 
