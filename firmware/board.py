@@ -427,17 +427,28 @@ class Board:
             if not scanner.in_progress(index):
                 self.next_antenna = (index + 1) % count
             return index, False
-        if self.credit > 0:  # the background's share is owed: the earliest deadline first
-            # (a read under way is finished first: each resumption costs the field's
-            # start-up again)
+        if self.credit > 0:  # the background's share is owed
+            # In this order: a short read under way, to finish it (each resumption costs
+            # the field's start-up again); the antennas due, earliest first; a tall stack
+            # (read every four times its read), in the time they leave; the others, ahead
+            # of time (no share is wasted).
             best = -1
-            best_due = 0
+            best_key = (0, 0)
             for index in range(count):
                 if focus >> index & 1:
                     continue
-                due = self.due(index) - (1 << 30 if scanner.in_progress(index) else 0)
-                if best < 0 or due < best_due:
-                    best, best_due = index, due
+                due = self.due(index)
+                if scanner.in_progress(index) and (
+                    self.cost[index] - self.work[index] <= 4 * self.slice_ms
+                ):
+                    tier = 0
+                elif self.period(index) > self.background_ms:
+                    tier = 2
+                else:
+                    tier = 1 if due <= now else 3
+                if best < 0 or (tier, due) < best_key:
+                    best, best_key = index, (tier, due)
+            best_due = best_key[1]
             # While a focused read keeps finding tags the background waits, unless a
             # read of it is due already.
             if best >= 0 and (now >= self.burst_until or best_due <= now):
