@@ -391,13 +391,13 @@ class PN5180:
         """The first step of an ISO 15693 inventory; the masks still to search.
 
         A one-slot request: no answer is an empty field, a clean one a single tag (a stack
-        of 2 to 15, `expect`: how many the last read found, skips it: it would only
-        collide). On a collision, 16-slot rounds; a tall stack (16 and more) goes straight
+        of 2 to 31, `expect`: how many the last read found, skips it: it would only
+        collide). On a collision, 16-slot rounds; a tall stack (32 and more) goes straight
         to the 16 rounds under a 4-bit mask (256 and more: the 256 under an 8-bit mask),
         each short (a round cannot be cut, and the board reads other antennas between
         them), skipping the rounds that would only collide.
         """
-        if 1 < expect < 16:
+        if 1 < expect < 32:
             return [(0, 0)]
         one_slot = bytes([FLAG_HIGH_RATE | FLAG_INVENTORY | FLAG_ONE_SLOT, CMD_INVENTORY, 0])
         first = self.transceive(one_slot, TIMEOUT_15693_US)
@@ -409,7 +409,7 @@ class PN5180:
             return []
         if expect >= 256:  # a pot of hundreds: 256 rounds under an 8-bit mask
             return [(8, prefix) for prefix in range(255, -1, -1)]
-        if expect >= 16:
+        if expect >= 32:
             return [(4, slot) for slot in range(15, -1, -1)]
         return [(0, 0)]
 
