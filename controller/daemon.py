@@ -31,11 +31,12 @@ from controller.draws import DrawRequests
 from controller.engine import Engine
 from controller.engine.checkpoint import checkpoint
 from controller.errors import JournalError, RetentionError, TableError
+from controller.focus import FocusTracker
 from controller.holeresend import HoleRequest, parse_request
 from controller.holeresend import answer as answer_hole_request
 from controller.inputs import ButtonPress, Command, Device, Event, TagIn, TagOut, Tick, Timed
 from controller.journal import InputJournal, SegmentedJournal, open_journal
-from controller.messages import Message
+from controller.messages import STATE, Message
 from controller.notices import Notices
 from controller.ordering import ReorderWindow
 from controller.publisher import Publisher, PublishError
@@ -181,6 +182,7 @@ class Daemon:
             **dict.fromkeys(config.chip_reader.antennas, "chip_reader"),
         }
         self.draws = DrawRequests()
+        self.focus = FocusTracker()  # where the hand is: the boards read there first
         self.applied = 0
         self.failed: JournalError | None = None  # the journal broke: stopped, exit non-zero
         self.device_states: dict[str, str] = {}  # name -> "offline"/"online" (journaled)
@@ -368,6 +370,7 @@ class Daemon:
         if self.acked is not None:
             self.acked.start(lambda: self.publisher.acked_seq if self.publisher else 0)
         self.devices.open(self.tag_view)
+        self.devices.focus(self.focus.update(self.engine.snapshot()).antennas)
         # Recovered and devices open: tell systemd (Type=notify); the loop pings its watchdog.
         self.supervisor.ready(self._status_text())
         self._request_draw()  # a four-card flop's draw the stop left unasked (RP-14)
@@ -657,6 +660,7 @@ class Daemon:
             return []
         for message in out:
             self._publish(message)
+        effects.append(functools.partial(self._focus_boards, out))
         for effect in [
             *effects,
             self._update_lamps,
@@ -836,6 +840,14 @@ class Daemon:
             self._emit_own(self.notices.alert("publish_refused", text, details, "critical"))
 
     # ------------------------------------------------------------------ effects (after a commit)
+
+    def _focus_boards(self, out: Sequence[Message]) -> None:
+        """The reader boards read first where the hand is (controller/focus.py), from the
+        last state the engine published (not an input: nothing is journaled)."""
+        for message in reversed(out):
+            if message.topic == STATE:
+                self.devices.focus(self.focus.update(message.payload).antennas)
+                return
 
     def _update_lamps(self) -> None:
         if self.devices.lamps is not None:  # engine.lamps() is not free: only for real lamps

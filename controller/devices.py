@@ -247,6 +247,12 @@ class Devices:
         if self.lamps is not None:
             self.lamps.set("fault", True)
 
+    def focus(self, antennas: frozenset[str]) -> None:
+        """The antennas the reader boards read first (controller/focus.py; none: every one
+        in turn); each board takes its own, and an older board ignores it."""
+        for reader in self.readers:
+            reader.set_focus(antennas)
+
     # ------------------------------------------------------------------ lamps
 
     def show(self, lamps: Mapping[str, bool]) -> None:

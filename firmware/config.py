@@ -22,6 +22,8 @@ CARD_BOARD = {
         ["muck", [13]],
     ],
     "protocols": ["iso15693", "iso14443a"],
+    "background_ms": 800,
+    "recheck_ms": 1600,
 }
 
 CHIP_BOARD = {
@@ -39,6 +41,7 @@ CHIP_BOARD = {
         ["pot", [9, 10]],
     ],
     "protocols": ["iso15693"],
+    "background_ms": 1000,
 }
 
 # Raspberry Pi Pico GPIO numbers (docs/hardware.md, pin table).
@@ -55,13 +58,28 @@ PINS = {
 }
 
 DEFAULTS = {
-    "firmware": "tablefw-1.0",
+    "firmware": "tablefw-1.1",
     "spi_hz": 7000000,
     "heartbeat_ms": 1000,
     "inventory_ms": 5000,
     "debounce_in": 1,
     "debounce_out": 2,
-    "tx_fifo": 8192,
+    # a tag missed by a read is gone once a read at least this much later missed it too
+    "confirm_ms": 40,
+    # with a focus from the host: a tag on a background antenna is reported within this
+    # time (docs/hardware.md, the schedule; the card and chip boards set their own)
+    "background_ms": 1000,
+    # the longest turn of the scan (a background read goes on at its next turn)
+    "slice_ms": 12,
+    # a protocol no tag answers (ISO 15693 on a card board with an NTAG deck) is read on
+    # each front-end this often; known ISO 14443A cards are read in full this often (in
+    # between they are only checked for)
+    "recheck_ms": 2000,
+    "full_ms": 5000,
+    # a host frame not finished this long after its last byte is dropped (ERROR 6)
+    "rx_timeout_ms": 50,
+    "max_tags": 1000,  # tags on the whole board (ERROR 5 beyond)
+    "tx_fifo": 16384,  # a paged inventory of 1,000 tags is about 9.5 kB
 }
 
 

@@ -145,7 +145,15 @@ def build(settings: dict[str, object]) -> Board:
         assert isinstance(value, int)
         return value
 
-    scanner = Scanner(antennas, number("debounce_in"), number("debounce_out"))
+    scanner = Scanner(
+        antennas,
+        number("debounce_in"),
+        number("debounce_out"),
+        confirm_ms=number("confirm_ms"),
+        max_tags=number("max_tags"),
+        recheck_ms=number("recheck_ms"),
+        full_ms=number("full_ms"),
+    )
     kind = settings["kind"]
     firmware = settings["firmware"]
     assert isinstance(kind, str) and isinstance(firmware, str)
@@ -158,6 +166,9 @@ def build(settings: dict[str, object]) -> Board:
         heartbeat_ms=number("heartbeat_ms"),
         inventory_ms=number("inventory_ms"),
         fifo=TxFifo(number("tx_fifo")),
+        background_ms=number("background_ms"),
+        slice_ms=number("slice_ms"),
+        rx_timeout_ms=number("rx_timeout_ms"),
     )
 
 

@@ -113,11 +113,73 @@ TIMEOUT_15693_US = 450  # t1 max 323 us + the tag's SOF: a reply has started by 
 TIMEOUT_14443A_US = 400
 TIMEOUT_HLTA_US = 1000
 MAX_ROUNDS = 128  # 16-slot rounds per ISO 15693 inventory (each resolves up to 16 tags)
-MAX_CARDS = 128  # ISO 14443A cards read per scan (a frame holds about 125 UIDs)
+MAX_PASS_ROUNDS = 4096  # rounds of one read made in steps (a stack of a thousand chips)
+MAX_CARDS = 128  # ISO 14443A cards read per scan
 
 
 def _u32(value: int) -> bytes:
     return bytes([value & 0xFF, (value >> 8) & 0xFF, (value >> 16) & 0xFF, (value >> 24) & 0xFF])
+
+
+MASK_40 = (1 << 40) - 1
+
+
+def cascade(uid: bytes) -> list[bytes]:
+    """An ISO 14443A UID's cascade levels as sent on air: 5 bytes each, with the cascade
+    tag 0x88 before a level that is not the last, and the BCC (XOR of the four) after."""
+    if len(uid) == 4:
+        parts = [uid]
+    elif len(uid) == 7:
+        parts = [bytes([CASCADE_TAG]) + uid[0:3], uid[3:7]]
+    else:
+        parts = [bytes([CASCADE_TAG]) + uid[0:3], bytes([CASCADE_TAG]) + uid[3:6], uid[6:10]]
+    return [part + bytes([part[0] ^ part[1] ^ part[2] ^ part[3]]) for part in parts]
+
+
+def check_plan(known: list[bytes]) -> list[tuple[bytes, list[int]]] | None:
+    """How to check that the ISO 14443A cards in a field are still `known` without reading
+    them again (PN5180.check_step, a part at a time; None: not possible, read the field).
+
+    After REQA every card is ready and answers each anticollision frame whose known bits
+    match its UID: the trie of the known UIDs says, for every node, where the answer's first
+    collision must be (or, at a leaf, the whole answer). One frame per node, no SELECT, no
+    HLTA: about 2n frames for n cards instead of five to ten each. A card that came shows
+    as a collision where none was due or an answer where none was, one that left as a
+    missing collision or answer. The first part is the trie of the first cascade levels;
+    then, for each first level, its cards' second levels after a SELECT of it (a card that
+    came may share a known card's first level). Mixed UID sizes and triple-size UIDs are
+    not checked.
+    """
+    if not known:
+        return None
+    depth = len(cascade(known[0]))
+    if depth > 2 or any(len(cascade(uid)) != depth for uid in known):
+        return None
+    levels = [cascade(uid) for uid in known]
+    firsts: list[int] = []
+    groups: list[tuple[bytes, list[int]]] = []
+    for level in levels:
+        value = bits_of(level[0])
+        if value not in firsts:
+            firsts.append(value)
+        if depth == 1:
+            continue
+        for first, seconds in groups:
+            if first == level[0]:
+                seconds.append(bits_of(level[1]))
+                break
+        else:
+            groups.append((level[0], [bits_of(level[1])]))
+    plan: list[tuple[bytes, list[int]]] = [(b"", firsts)]
+    return plan + groups
+
+
+def bits_of(data: bytes) -> int:
+    """Bytes as the bits go on air: the first byte's lowest bit first (bit 0)."""
+    value = 0
+    for i in range(len(data)):
+        value |= data[i] << (8 * i)
+    return value
 
 
 class Exchange:
@@ -160,6 +222,8 @@ class PN5180:
         self.armed = False  # the transceiver waits to transmit (transceive command running)
         self.crc_on = -1  # CRC enable last written (-1: unknown), to skip needless writes
         self.align = -1  # RX_BIT_ALIGN last written
+        # where check_14443a last found the field not as known: (levels, bits, value)
+        self.mismatch: tuple[bytes, int, int] = (b"", 0, 0)
 
     # -- SPI with the BUSY handshake ---------------------------------------------------
 
@@ -311,27 +375,51 @@ class PN5180:
         `rounds`, if given, receives the mask length of every round (for the figures).
         """
         found: list[bytes] = []
-        one_slot = bytes([FLAG_HIGH_RATE | FLAG_INVENTORY | FLAG_ONE_SLOT, CMD_INVENTORY, 0])
-        first = self.transceive(one_slot, TIMEOUT_15693_US)
+        masks = self.inventory_start(found, 0)
         if rounds is not None:
             rounds.append(-1)
-        if not first.answered:
-            return found
-        uid = self._inventory_uid(first)
-        if uid is not None:
-            found.append(uid)
-            return found
-        masks = [(0, 0)]
         done = 0
         while masks and done < MAX_ROUNDS:
             mask_len, mask = masks.pop()
             done += 1
             if rounds is not None:
                 rounds.append(mask_len)
-            for slot in self._inventory_round(mask_len, mask, found):
-                if mask_len + 4 <= MAX_MASK_BITS:
-                    masks.append((mask_len + 4, mask | slot << mask_len))
+            self.inventory_mask(mask_len, mask, found, masks)
         return found
+
+    def inventory_start(self, found: list[bytes], expect: int) -> list[tuple[int, int]]:
+        """The first step of an ISO 15693 inventory; the masks still to search.
+
+        A one-slot request: no answer is an empty field, a clean one a single tag (a stack
+        of 2 to 31, `expect`: how many the last read found, skips it: it would only
+        collide). On a collision, 16-slot rounds; a tall stack (32 and more) goes straight
+        to the 16 rounds under a 4-bit mask (256 and more: the 256 under an 8-bit mask),
+        each short (a round cannot be cut, and the board reads other antennas between
+        them), skipping the rounds that would only collide.
+        """
+        if 1 < expect < 32:
+            return [(0, 0)]
+        one_slot = bytes([FLAG_HIGH_RATE | FLAG_INVENTORY | FLAG_ONE_SLOT, CMD_INVENTORY, 0])
+        first = self.transceive(one_slot, TIMEOUT_15693_US)
+        if not first.answered:
+            return []
+        uid = self._inventory_uid(first)
+        if uid is not None:
+            found.append(uid)
+            return []
+        if expect >= 256:  # a pot of hundreds: 256 rounds under an 8-bit mask
+            return [(8, prefix) for prefix in range(255, -1, -1)]
+        if expect >= 32:
+            return [(4, slot) for slot in range(15, -1, -1)]
+        return [(0, 0)]
+
+    def inventory_mask(
+        self, mask_len: int, mask: int, found: list[bytes], masks: list[tuple[int, int]]
+    ) -> None:
+        """One 16-slot round under a mask; the slots that collided go on `masks`."""
+        for slot in self._inventory_round(mask_len, mask, found):
+            if mask_len + 4 <= MAX_MASK_BITS:
+                masks.append((mask_len + 4, mask | slot << mask_len))
 
     @staticmethod
     def _inventory_uid(answer: Exchange) -> bytes | None:
@@ -400,22 +488,39 @@ class PN5180:
         uids: list[bytes] = []
         branches: list[tuple[bytes, int, int]] = []  # (known levels, bits known, their value)
         for _ in range(MAX_CARDS):
-            self._crc(False)
-            self._rx_align(0)
-            atqa = self.transceive(bytes([REQA]), TIMEOUT_14443A_US, last_bits=7)
-            if not atqa.answered:
+            if self.next_card(uids, branches) < 0:
                 break
-            start = branches.pop() if branches else (b"", 0, 0)
-            uid = self._select_card(start, branches)
-            if uid is None:
-                if start[0] or start[1]:
-                    continue  # that branch's cards left the field: try the next one
-                break
-            if uid not in uids:
-                uids.append(uid)
-            self._crc(True)
-            self.transceive(bytes([HLTA, 0x00]), TIMEOUT_HLTA_US)  # no answer: halted
         return uids
+
+    def next_card(self, uids: list[bytes], branches: list[tuple[bytes, int, int]]) -> int:
+        """Read one more ISO 14443A card: 1 if it is new to `uids`, 0 if not (or the walk
+        found none: its branch was empty, or a card left during it), -1 when no card
+        answers REQA any more (the field is read)."""
+        self._crc(False)
+        self._rx_align(0)
+        atqa = self.transceive(bytes([REQA]), TIMEOUT_14443A_US, last_bits=7)
+        if not atqa.answered:
+            return -1
+        start = branches.pop() if branches else (b"", 0, 0)
+        uid = self._select_card(start, branches)
+        if uid is None:
+            # That branch's cards left the field; or, from the root, a card left in the
+            # middle of the walk: the others are still to read (the caller bounds retries).
+            # HLTA sends the cards the walk left ready back to idle, for the next REQA.
+            self.halt()
+            return 0
+        new = 0
+        if uid not in uids:
+            uids.append(uid)
+            new = 1
+        self._crc(True)
+        self.transceive(bytes([HLTA, 0x00]), TIMEOUT_HLTA_US)  # no answer: halted
+        return new
+
+    def halt(self) -> None:
+        """HLTA: the selected card sleeps, the ready ones go back to idle."""
+        self._crc(True)
+        self.transceive(bytes([HLTA, 0x00]), TIMEOUT_14443A_US)
 
     def _select(self, sel: int, level: bytes) -> int:
         """SELECT one cascade level (5 bytes with BCC); the SAK, or -1 if nothing answered."""
@@ -457,19 +562,10 @@ class PN5180:
         """The 5 bytes (UID part and BCC) of one card at this cascade level, starting from
         `count` known bits; the 0 side of every collision is kept in `branches`."""
         for _ in range(41):
-            whole, bits = count // 8, count % 8
-            frame = bytes([sel, (2 + whole) << 4 | bits])
-            frame += bytes([(known >> (8 * i)) & 0xFF for i in range((count + 7) // 8)])
-            self._rx_align(bits)
-            answer = self.transceive(frame, TIMEOUT_14443A_US, last_bits=bits)
-            if not answer.answered:
+            received, at, answered = self._probe(sel, count, known)
+            if not answered:
                 return None
-            received = 0
-            for i, byte in enumerate(answer.data):
-                received |= byte << (8 * i)
-            received >>= bits  # the first `bits` received positions belong to the known byte
-            if answer.collision:
-                at = answer.collision_bit - bits  # bits before the collision are common
+            if at != -1:  # bits before the collision are common
                 if at < 0 or count + at >= 40:
                     return None
                 known |= (received & ((1 << at) - 1)) << count
@@ -482,6 +578,88 @@ class PN5180:
             return bytes([(known >> (8 * i)) & 0xFF for i in range(5)])
         return None
 
+    def _probe(self, sel: int, count: int, known: int) -> tuple[int, int, bool]:
+        """One anticollision frame with the first `count` bits of this cascade level known:
+        (the bits received after them, where among those the first collision is (-1: none,
+        -2: among the known bits), whether any card answered)."""
+        whole, bits = count // 8, count % 8
+        frame = bytes([sel, (2 + whole) << 4 | bits])
+        frame += bytes([(known >> (8 * i)) & 0xFF for i in range((count + 7) // 8)])
+        self._rx_align(bits)
+        answer = self.transceive(frame, TIMEOUT_14443A_US, last_bits=bits)
+        if not answer.answered:
+            return 0, -1, False
+        received = 0
+        for i, byte in enumerate(answer.data):
+            received |= byte << (8 * i)
+        received >>= bits  # the first `bits` received positions belong to the known byte
+        if not answer.collision:
+            return received, -1, True
+        at = answer.collision_bit - bits
+        return received, at if at >= 0 else -2, True  # -2: a collision in the known bits
+
+    def check_14443a(self, known: list[bytes]) -> bool:
+        """Whether the ISO 14443A cards in the field are still `known`, asked without
+        reading them again, field already on (check_plan and check_step, in one go)."""
+        plan = check_plan(known)
+        if plan is None:
+            self.mismatch = (b"", 0, 0)
+            return False
+        return all(self.check_step(plan[index], index == 0) for index in range(len(plan)))
+
+    def check_step(self, part: tuple[bytes, list[int]], fresh: bool) -> bool:
+        """One part of a check (check_plan): REQA (after HLTA unless the field just came on),
+        then the first level's trie, or a SELECT of a first level and its cards' second
+        level trie. False: the field is not as known (`mismatch` says where it showed)."""
+        self.mismatch = (b"", 0, 0)
+        if not fresh:
+            self.halt()  # the last part's cards back to idle
+        self._crc(False)
+        self._rx_align(0)
+        if not self.transceive(bytes([REQA]), TIMEOUT_14443A_US, last_bits=7).answered:
+            return False
+        first, values = part
+        if not first:
+            return self._trie(SEL_LEVELS[0], values, b"")
+        sak = self._select(SEL_LEVELS[0], first)
+        if sak < 0 or not sak & SAK_CASCADE:
+            return False
+        self._crc(False)
+        return self._trie(SEL_LEVELS[1], values, first)
+
+    def _trie(self, sel: int, values: list[int], done: bytes) -> bool:
+        """The cards ready at this cascade level answer as the 40-bit `values` would: one
+        anticollision frame per node of their trie, walked depth first. On a difference,
+        `mismatch` is where it showed: (the levels before, bits known, their value), the
+        branch in which to look for a card that came."""
+        stack: list[tuple[int, int, list[int]]] = [(0, 0, values)]
+        while stack:
+            count, known, group = stack.pop()
+            self.mismatch = (done, count, known)
+            received, at, answered = self._probe(sel, count, known)
+            if not answered:
+                return False
+            if len(group) == 1:
+                if at != -1 or (known | received << count) & MASK_40 != group[0]:
+                    return False
+                continue
+            differ = 0
+            for value in group:
+                differ |= value ^ group[0]
+            if not differ >> count:
+                return False  # the same UID twice: not a trie
+            split = count
+            while not differ >> split & 1:
+                split += 1
+            if at != split - count:
+                return False
+            common = group[0] & ((1 << split) - 1)
+            if received & ((1 << (split - count)) - 1) != common >> count:
+                return False
+            stack.append((split + 1, common, [v for v in group if not v >> split & 1]))
+            stack.append((split + 1, common | 1 << split, [v for v in group if v >> split & 1]))
+        return True
+
     # -- one antenna -------------------------------------------------------------------------
 
     def read_tags(self, protocols: tuple[str, ...] | list[str]) -> list[bytes]:
@@ -489,20 +667,144 @@ class PN5180:
 
         A front-end that failed is set up again first (it may have been reset or replaced).
         """
-        if not self.ready:
-            self.begin()
-        uids: list[bytes] = []
+        read = FieldRead(self, protocols)
+        while not read.done:
+            read.step()
+        return read.found
+
+
+class FieldRead:
+    """One read of every tag in a front-end's field, made a step at a time.
+
+    A step is one request of the anticollision: the first ISO 15693 request, one 16-slot
+    round, or one ISO 14443A card. Between steps the board may read other antennas: `pause`
+    switches the field off, and the next step switches it on again and goes on where the
+    read stopped. That is sound because the search is a tree walked depth first: ISO 15693
+    tags answer each masked request afresh, and the ISO 14443A branches still kept are
+    exactly the cards not read yet (those read are in subtrees already left), so resuming
+    at a kept branch after the field was off finds no card twice. A tag that came during
+    the read may be found by it or by the next one; one that left may still be listed.
+    """
+
+    def __init__(
+        self,
+        chip: PN5180,
+        protocols: tuple[str, ...] | list[str],
+        expect: int = 0,
+        known: list[bytes] | None = None,
+    ) -> None:
+        self.chip = chip
+        self.protocols = protocols
+        self.expect = expect  # tags the last read found (a stack skips useless requests)
+        # ISO 14443A cards the last read found: checked for (check_plan) instead of read
+        self.known = known
+        self.plan: list[tuple[bytes, list[int]]] | None = None  # the check's parts to go
+        self.checked = False  # ... and they were all there, and no other
+        self.fresh = False  # the field came on for this step
+        self.found: list[bytes] = []
+        self.done = not protocols
+        self.at = 0  # index of the protocol being read
+        self.on = False  # our field is on
+        self.masks: list[tuple[int, int]] | None = None  # ISO 15693: still to search
+        self.branches: list[tuple[bytes, int, int]] | None = None  # ISO 14443A: kept
+        self.resumed = False  # the field went off during this protocol's read
+        self.steps = 0
+        self.rounds = 0
+
+    def pause(self) -> None:
+        """Switch the field off: another front-end is read before the next step."""
+        if self.on:
+            self.on = False
+            self.resumed = True
+            try:
+                self.chip.rf_off()
+            except HardwareError:
+                self.chip.ready = False
+
+    def step(self) -> list[bytes]:
+        """One step; the UIDs it found that the read had not found yet."""
+        if self.done:
+            return []
+        chip = self.chip
+        found = self.found
+        before = len(found)
         try:
-            for protocol in protocols:
-                self.field_on(protocol)
-                try:
-                    got = self.inventory_15693() if protocol == ISO15693 else self.scan_14443a()
-                finally:
-                    self.rf_off()
-                for uid in got:
-                    if uid not in uids:
-                        uids.append(uid)
+            if not chip.ready:
+                chip.begin()
+            protocol = self.protocols[self.at]
+            self.fresh = not self.on
+            if not self.on:
+                chip.field_on(protocol)
+                self.on = True
+            self.steps += 1
+            if protocol == ISO15693:
+                finished = self._vicinity(chip, found)
+            else:
+                finished = self._proximity(chip, found)
+            if finished:
+                self._next_protocol()
         except HardwareError:
-            self.ready = False
+            chip.ready = False
+            self.on = False
             raise
-        return uids
+        return found[before:]
+
+    def _vicinity(self, chip: PN5180, found: list[bytes]) -> bool:
+        masks = self.masks
+        if masks is None:
+            masks = self.masks = chip.inventory_start(found, self.expect)
+            return not masks
+        if masks and self.rounds < MAX_PASS_ROUNDS:
+            mask_len, mask = masks.pop()
+            self.rounds += 1
+            chip.inventory_mask(mask_len, mask, found, masks)
+        return not masks or self.rounds >= MAX_PASS_ROUNDS
+
+    def _proximity(self, chip: PN5180, found: list[bytes]) -> bool:
+        branches = self.branches
+        if branches is None:
+            known = self.known
+            if known is not None and self.plan is None and not self.checked:
+                self.plan = check_plan(known)
+            plan = self.plan
+            if plan and known is not None:  # a part of the check of the cards known here
+                if chip.check_step(plan.pop(0), self.fresh):
+                    if plan:
+                        return False
+                    for uid in known:
+                        if uid not in found:
+                            found.append(uid)
+                    self.checked = True
+                    self.plan = None
+                    return True
+                # Something changed. HLTA sends the cards the check left ready back to
+                # idle; the read then starts in the branch where the difference showed
+                # (a card that came is found first), and goes on over the whole field.
+                self.plan = None
+                self.known = None
+                chip.halt()
+                # The root stays below as a branch: once that one is walked, the whole
+                # field is (the kept branches are always what is still to walk).
+                root = (b"", 0, 0)
+                self.branches = [root] if chip.mismatch == root else [root, chip.mismatch]
+                self.resumed = False  # (a pause during the check is no pause of the read)
+                return False
+            branches = self.branches = []
+            self.resumed = False
+        elif self.resumed and not branches:
+            # Every branch is walked. Without a pause, REQA would still be asked for a card
+            # the walk missed; after one, the cards read before it are awake again and a
+            # walk from the root would only find them anew.
+            return True
+        self.rounds += 1
+        return chip.next_card(found, branches) < 0 or self.rounds >= MAX_CARDS
+
+    def _next_protocol(self) -> None:
+        self.on = False
+        self.chip.rf_off()
+        self.at += 1
+        self.masks = None
+        self.branches = None
+        self.resumed = False
+        self.rounds = 0
+        self.done = self.at >= len(self.protocols)

@@ -23,8 +23,10 @@ OVERHEAD = HEADER_LEN + CRC_LEN
 MAX_PAYLOAD = 1024
 
 #: Version 2 added the board's own time (`board_ms`) to TAG_IN, TAG_OUT and INVENTORY;
-#: version 3 the ARRIVALS report (each tag's arrival time) and its request.
-PROTOCOL_VERSION = 3
+#: version 3 the ARRIVALS report (each tag's arrival time) and its request; version 4 the
+#: host's FOCUS (the antennas that matter now, read first), inventories paged across frames
+#: (INVENTORY_PAGE) and cut host frames dropped after an inter-byte timeout (ERROR 6).
+PROTOCOL_VERSION = 4
 
 # Message types: 0x01-0x7F board -> host, 0x80-0xFF host -> board.
 HELLO = 0x01
@@ -34,9 +36,11 @@ INVENTORY = 0x04
 HEARTBEAT = 0x05
 ERROR = 0x06
 ARRIVALS = 0x07
+INVENTORY_PAGE = 0x08
 INVENTORY_REQUEST = 0x81
 HELLO_REQUEST = 0x82
 ARRIVALS_REQUEST = 0x83
+FOCUS = 0x84
 
 # ERROR codes.
 ERR_ANTENNA_FAULT = 1
@@ -44,12 +48,16 @@ ERR_RX_CRC = 2
 ERR_UNKNOWN_TYPE = 3
 ERR_TX_OVERFLOW = 4
 ERR_TAG_LIMIT = 5
+ERR_RX_CUT = 6
 
 #: ISO 14443 UIDs are 4, 7 or 10 bytes (single, double, triple size); ISO 15693 UIDs are 8.
 UID_LENGTHS = (4, 7, 8, 10)
 MAX_NAME_LEN = 32
 MAX_TEXT_LEN = 200
 MAX_ANTENNAS = 32
+MAX_PAGES = 255
+#: INVENTORY_PAGE: page, pages, board time, antenna count (then a count byte per antenna).
+PAGE_HEADER = 7
 BOARD_KINDS = ("card", "chip")
 U32_MAX = 0xFFFFFFFF
 
@@ -463,3 +471,88 @@ def parse_error(payload: bytes) -> tuple[int, str]:
 
 def parse_empty(payload: bytes, what: str) -> None:
     PayloadReader(payload, what).end()
+
+
+def inventory_pages(
+    antennas: list[list[bytes]] | tuple[tuple[bytes, ...], ...],
+    board_ms: int,
+    max_payload: int = MAX_PAYLOAD,
+) -> list[bytes]:
+    """INVENTORY_PAGE payloads (version 4) of a snapshot too large for one INVENTORY.
+
+    Every page lists every antenna in port order, each with the next UIDs of its list that
+    fit (maybe none): the host joins an antenna's pieces in page order. All pages carry the
+    snapshot's board time and the number of pages.
+    """
+    if len(antennas) > MAX_ANTENNAS:
+        raise WireError("INVENTORY lists %d antennas (max %d)" % (len(antennas), MAX_ANTENNAS))
+    check_u32(board_ms, "board time")
+    count = len(antennas)
+    base = PAGE_HEADER + count
+    if base + 1 + 10 > max_payload:
+        raise WireError("a page of %d bytes cannot hold %d antennas" % (max_payload, count))
+    pending = [0 for _ in antennas]  # how many UIDs of each antenna are paged already
+    bodies: list[bytes] = []
+    while True:
+        body = bytearray()
+        size = base
+        for index in range(count):
+            uids = antennas[index]
+            start = pending[index]
+            end = start
+            while end < len(uids) and end - start < 255:
+                check_uid(uids[end])
+                if size + 1 + len(uids[end]) > max_payload:
+                    break
+                size += 1 + len(uids[end])
+                end += 1
+            body.append(end - start)
+            for uid in uids[start:end]:
+                body.append(len(uid))
+                body += uid
+            pending[index] = end
+        bodies.append(bytes(body))
+        if all(pending[i] >= len(antennas[i]) for i in range(count)):
+            break
+        if len(bodies) >= MAX_PAGES:
+            raise WireError("an inventory of more than %d pages" % MAX_PAGES)
+    pages = len(bodies)
+    head = _u32(board_ms) + bytes([count])
+    return [bytes([page, pages]) + head + bodies[page] for page in range(pages)]
+
+
+def parse_inventory_page(
+    payload: bytes,
+) -> tuple[int, int, int, tuple[tuple[bytes, ...], ...]]:
+    """(page, pages, board time, per-antenna UID pieces) of an INVENTORY_PAGE (version 4)."""
+    cur = PayloadReader(payload, "INVENTORY_PAGE")
+    page = cur.u8()
+    pages = cur.u8()
+    if pages < 1 or page >= pages:
+        raise WireError("INVENTORY_PAGE: page %d of %d" % (page, pages))
+    board_ms = cur.u32()
+    count = cur.u8()
+    if count > MAX_ANTENNAS:
+        raise WireError("INVENTORY_PAGE lists %d antennas (max %d)" % (count, MAX_ANTENNAS))
+    lists = tuple(tuple(cur.uid() for _ in range(cur.u8())) for _ in range(count))
+    cur.end()
+    return page, pages, board_ms, lists
+
+
+def focus_payload(mask: int, lease_ms: int) -> bytes:
+    """FOCUS (version 4, host to board): the antennas that matter now, one bit per antenna in
+    port order (bit 0: the first; 0: none, every antenna in turn), and how long the focus
+    holds without being renewed (ms, 0: until the next FOCUS)."""
+    check_u32(mask, "focus mask")
+    if not 0 <= lease_ms <= 0xFFFF:
+        raise WireError("focus lease must be 0..65535 ms, got %d" % lease_ms)
+    return _u32(mask) + bytes([lease_ms >> 8, lease_ms & 0xFF])
+
+
+def parse_focus(payload: bytes) -> tuple[int, int]:
+    """(antenna mask, lease in ms) of a FOCUS."""
+    cur = PayloadReader(payload, "FOCUS")
+    mask = cur.u32()
+    raw = cur.take(2)
+    cur.end()
+    return mask, raw[0] << 8 | raw[1]

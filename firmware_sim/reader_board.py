@@ -22,9 +22,9 @@ from controller.errors import ProtocolError
 from drivers.reader.messages import Hello, Message, check_uid, uid_from_hex, uid_hex
 from firmware import pn5180 as chip
 from firmware import protocol
-from firmware.board import Board
+from firmware.board import BACKGROUND_MS, Board
 from firmware.pn5180 import PN5180
-from firmware.scanner import Antenna, Scanner
+from firmware.scanner import MAX_TAGS, Antenna, Scanner
 from firmware_sim.hardware import Faults, FaultyFifo, PtyLink, SimClock
 from firmware_sim.pn5180_sim import SimBus, SimPN5180, VirtualClock
 
@@ -33,15 +33,16 @@ log = logging.getLogger(__name__)
 TX_QUEUE_LIMIT = 64 * 1024  # bytes waiting for the host; beyond this new frames are dropped
 #: The most line-noise bytes queued at once (see `inject_raw`): well under the FIFO's size.
 NOISE_PIECE = 1024
-#: Pause between the firmware's own full scans. On the board it is 0 (scan continuously);
-#: here every move is scanned at once by the hand that makes it, so the loop's own rounds
-#: only confirm what is already known and are spaced out to leave the CPU to the table.
-SCAN_PAUSE_MS = 2000
+#: Pause after each turn of the firmware's own scan. On the board it is 0 (scan
+#: continuously); here every move is scanned at once by the hand that makes it, so the
+#: loop's own turns only confirm what is already known and are spaced out to leave the CPU
+#: to the table (a tag placed with `wait=False` is found by them, as on a real table).
+SCAN_PAUSE_MS = 150
 
 
 class _SimBoard(Board):
     """The firmware's Board, noting the host requests it answers (for the tests); with
-    `legacy` set it speaks that older version (no ARRIVALS: its request is unknown)."""
+    `legacy` set it speaks that older version (what came after it is an unknown request)."""
 
     requests: list[str]
     legacy: int | None = None
@@ -58,7 +59,10 @@ class _SimBoard(Board):
             self.requests.append("hello")
         elif not payload and msg_type == protocol.ARRIVALS_REQUEST:
             self.requests.append("arrivals")
-        if self.legacy is not None and msg_type == protocol.ARRIVALS_REQUEST:
+        elif msg_type == protocol.FOCUS:
+            self.requests.append("focus")
+        newer = {protocol.ARRIVALS_REQUEST: 3, protocol.FOCUS: 4}.get(msg_type, 0)
+        if self.legacy is not None and newer > self.legacy:
             self.send_error(protocol.ERR_UNKNOWN_TYPE, f"unexpected 0x{msg_type:02X}")
             return
         super().handle_request(msg_type, payload)
@@ -68,6 +72,13 @@ class _Version2Board(_SimBoard):
     """A board of protocol version 2 (before ARRIVALS), for compatibility tests."""
 
     legacy = 2
+
+
+class _Version3Board(_SimBoard):
+    """A board of protocol version 3 (before FOCUS and paged inventories): every antenna
+    in turn, whatever the host would like."""
+
+    legacy = 3
 
 
 class ReaderBoardSim:
@@ -99,7 +110,10 @@ class ReaderBoardSim:
         protocols: Sequence[str] = (chip.ISO14443A, chip.ISO15693),
         debounce_out: int = 2,
         scan_pause_ms: int = SCAN_PAUSE_MS,
-        legacy: bool = False,
+        legacy: bool | int = False,
+        background_ms: int = BACKGROUND_MS,
+        confirm_ms: int = 0,
+        max_tags: int = MAX_TAGS,
     ) -> None:
         self._hello = Hello(firmware, kind, tuple(antennas))  # validates names and kind
         if len(set(antennas)) != len(antennas):
@@ -112,7 +126,12 @@ class ReaderBoardSim:
         self.protocols = tuple(protocols)
         self.debounce_out = debounce_out
         self.scan_pause_ms = scan_pause_ms
-        self.legacy = legacy  # speak as a protocol version 2 board (no ARRIVALS)
+        # speak as an older board: True or 2 (no ARRIVALS), 3 (no FOCUS, no paging)
+        self.legacy = 2 if legacy is True else int(legacy)
+        self.background_ms = background_ms
+        # the hand holds a tag until it is read: a departure is confirmed at once
+        self.confirm_ms = confirm_ms
+        self.max_tags = max_tags
         self.rf_clock = VirtualClock()
         self.frontends = [SimPN5180(self.rf_clock) for _ in antennas]
         self.bus = SimBus(self.frontends)
@@ -165,9 +184,15 @@ class ReaderBoardSim:
                 Antenna(name, [PN5180(self.bus, i, self.rf_clock)], self.protocols)
                 for i, name in enumerate(self.antennas)
             ]
-            firmware = _Version2Board if self.legacy else _SimBoard
+            firmware = {2: _Version2Board, 3: _Version3Board}.get(self.legacy, _SimBoard)
+            scanner = Scanner(
+                antennas,
+                debounce_out=self.debounce_out,
+                confirm_ms=self.confirm_ms,
+                max_tags=self.max_tags,
+            )
             board = firmware(
-                Scanner(antennas, debounce_out=self.debounce_out),
+                scanner,
                 PtyLink(self._master),
                 SimClock(),
                 kind=self._hello.kind,
@@ -176,6 +201,7 @@ class ReaderBoardSim:
                 inventory_ms=max(1, int(self.inventory_period * 1000)),
                 scan_pause_ms=self.scan_pause_ms,
                 fifo=FaultyFifo(TX_QUEUE_LIMIT, self._faults),
+                background_ms=self.background_ms,
             )
             board.requests = self.requests
             self._board = board
@@ -238,8 +264,12 @@ class ReaderBoardSim:
         """The running firmware (None while unplugged)."""
         return self._board
 
-    def place(self, antenna: str, uid: str | bytes) -> bool:
-        """A tag enters `antenna`'s field: TAG_IN. False if it was already there."""
+    def place(self, antenna: str, uid: str | bytes, *, wait: bool = True) -> bool:
+        """A tag enters `antenna`'s field: TAG_IN. False if it was already there.
+
+        With `wait=False` the hand lets go at once: the firmware's own scan finds the tag
+        when its schedule comes to that antenna, as on a real table.
+        """
         raw = self._uid(uid)
         index = self._index(antenna)
         with self._lock:
@@ -249,7 +279,7 @@ class ReaderBoardSim:
             board = self._ready_board()
             field[raw] = None
             self.frontends[index].place(raw)
-            if board is not None:
+            if board is not None and wait:
                 present = board.scanner.present[index]
                 if not self._scan_until(board, index, lambda: raw in present):
                     del field[raw]
@@ -259,8 +289,9 @@ class ReaderBoardSim:
         self._wake()
         return True
 
-    def remove(self, antenna: str, uid: str | bytes) -> bool:
-        """A tag leaves `antenna`'s field: TAG_OUT. False if it was not there."""
+    def remove(self, antenna: str, uid: str | bytes, *, wait: bool = True) -> bool:
+        """A tag leaves `antenna`'s field: TAG_OUT. False if it was not there (`wait=False`:
+        the firmware's own scan notices it, as for `place`)."""
         raw = self._uid(uid)
         index = self._index(antenna)
         with self._lock:
@@ -270,7 +301,7 @@ class ReaderBoardSim:
             board = self._ready_board()
             del field[raw]
             self.frontends[index].remove(raw)
-            if board is not None:
+            if board is not None and wait:
                 present = board.scanner.present[index]
                 self._scan_until(board, index, lambda: raw not in present)
         self._wake()

@@ -6,10 +6,11 @@ import contextlib
 import logging
 import threading
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 
 import serial
 
+from controller.errors import ProtocolError
 from controller.inputs import TagIn, TagOut, Timed
 from drivers.reader import messages as msgs
 from drivers.reader.alerts import AlertLimiter
@@ -54,6 +55,13 @@ class ReaderDriver:
     `clock` (docs/reader-protocol.md, *Board time on the host*): every INVENTORY request
     is preceded by an ARRIVALS_REQUEST (protocol version 3), whose answer says when each
     tag arrived; a departure has the time of the same tag's arrival elsewhere, else None.
+
+    `set_focus` names the antennas that matter now (docs/reader-protocol.md, *The
+    schedule*): a board of protocol version 4 reads them first; the focus goes to it at
+    once, again after it restarted or lost a host frame, and is renewed well within its
+    lease (`focus_lease`, seconds), so a board whose host went away reads every antenna in
+    turn again. An older board is never sent one: it keeps its full cycle. An inventory
+    too large for one frame arrives as INVENTORY_PAGEs, joined here into one.
     """
 
     def __init__(
@@ -77,6 +85,7 @@ class ReaderDriver:
         on_frame: FrameSink | None = None,
         on_catch_up: CatchUpSink | None = None,
         board_time: bool = False,
+        focus_lease: float = 5.0,
     ) -> None:
         self.port = port
         self.antennas = tuple(antennas)
@@ -122,6 +131,12 @@ class ReaderDriver:
         self._delay = reconnect_delay  # the next reconnect wait (backoff)
         self._restarts = 0
         self._open_failures = 0
+        self.focus_lease = focus_lease
+        self._focus_wanted: frozenset[int] = frozenset()
+        self._focus_sent: frozenset[int] | None = None  # None: the board's focus is unknown
+        self._focus_renew = 0.0  # when to renew the lease (monotonic)
+        self._focus_frames = 0
+        self._pages: list[msgs.InventoryPage] = []  # an inventory arriving page by page
         self.hello: msgs.Hello | None = None
         self.uptime_ms: int | None = None
         self._dropped_events = 0
@@ -150,6 +165,27 @@ class ReaderDriver:
         """Ask the board for a full INVENTORY (sent from the driver thread within ~50 ms)."""
         self._want_inventory.set()
 
+    def set_focus(self, antennas: Iterable[str]) -> None:
+        """The antennas to read first (names of this board's antennas; others are ignored;
+        none: every antenna in turn). Thread-safe; sent from the driver thread at once."""
+        names = set(antennas)
+        wanted = frozenset(i for i, name in enumerate(self.antennas) if name in names)
+        with self._lock:
+            if wanted == self._focus_wanted:
+                return
+            self._focus_wanted = wanted
+        port = self._serial
+        if port is not None:
+            with contextlib.suppress(Exception):  # wake the driver thread's read
+                port.cancel_read()
+
+    @property
+    def focus(self) -> tuple[str, ...]:
+        """The antennas the board was last told to read first (none: every one in turn, or
+        a board older than protocol version 4)."""
+        sent = self._focus_sent or frozenset()
+        return tuple(name for i, name in enumerate(self.antennas) if i in sent)
+
     def wait_synced(self, timeout: float) -> bool:
         """Block until an INVENTORY has been applied since the port was (re)opened."""
         return self._synced.wait(timeout)
@@ -174,6 +210,7 @@ class ReaderDriver:
                 "inventories": self._inventories,
                 "restarts": self._restarts,
                 "open_failures": self._open_failures,
+                "focus_frames": self._focus_frames,
             }
 
     @property
@@ -238,6 +275,8 @@ class ReaderDriver:
         self._serial = port
         self._last_frame = self._mono()
         self.uptime_ms = None
+        self._focus_sent = None  # a board newly reached: its focus is unknown
+        self._pages = []
         return port
 
     def _lost(self, error: str) -> None:
@@ -258,6 +297,7 @@ class ReaderDriver:
                 self._want_inventory.clear()
                 self._ask(msgs.InventoryRequest())
             self._ask_again()
+            self._send_focus()
             data = port.read(1)
             if data:
                 data += port.read(port.in_waiting)
@@ -295,6 +335,24 @@ class ReaderDriver:
     def _send(self, msg: msgs.Message) -> None:
         if self._serial is not None:
             self._serial.write(self._encoder.encode(msg))
+
+    def _send_focus(self) -> None:
+        """Tell a board of protocol version 4 what to read first: when it changes, when the
+        board's focus is unknown, and before its lease runs out."""
+        hello = self.hello
+        if hello is None or hello.protocol < 4 or not self._synced.is_set():
+            return
+        with self._lock:
+            wanted = self._focus_wanted
+        now = self._mono()
+        if wanted == self._focus_sent and (not wanted or now < self._focus_renew):
+            return
+        lease_ms = min(0xFFFF, round(self.focus_lease * 1000))
+        self._send(msgs.Focus(wanted, lease_ms if wanted else 0))
+        self._focus_sent = wanted
+        self._focus_renew = now + self.focus_lease / 3
+        with self._lock:
+            self._focus_frames += 1
 
     # -- decoding --------------------------------------------------------------------------
 
@@ -353,10 +411,14 @@ class ReaderDriver:
                 now,
             )
             self._ask(msgs.InventoryRequest())
+        if frame.gap:
+            self._pages = []  # a page may be lost: the inventory asked for comes whole
         if isinstance(msg, msgs.TagIn | msgs.TagOut):
             self._tag(msg)
         elif isinstance(msg, msgs.Inventory):
             self._inventory(msg, now)
+        elif isinstance(msg, msgs.InventoryPage):
+            self._page(msg, now)
         elif isinstance(msg, msgs.Hello):
             self._hello(msg)
         elif isinstance(msg, msgs.Heartbeat):
@@ -372,6 +434,8 @@ class ReaderDriver:
         elif isinstance(msg, msgs.BoardError):
             if self._no_arrivals(msg):
                 return
+            if msg.code in (msgs.ERR_RX_CRC, msgs.ERR_UNKNOWN_TYPE, msgs.ERR_RX_CUT):
+                self._focus_sent = None  # the frame it lost may have been our FOCUS
             self._alerts.offer(
                 "reader_error",
                 f"{self.name}: board error {msg.code}: {msg.text}",
@@ -396,8 +460,30 @@ class ReaderDriver:
             return True
         return False
 
+    def _page(self, msg: msgs.InventoryPage, now: float) -> None:
+        """A page of an inventory: the inventory once its last page is in."""
+        if msg.page == 0:
+            self._pages = []
+        pages = self._pages
+        if len(pages) != msg.page or (pages and pages[0].board_ms != msg.board_ms):
+            self._pages = []  # out of order (a page lost): wait for a whole one
+            return
+        pages.append(msg)
+        if len(pages) < msg.pages:
+            return
+        self._pages = []
+        try:
+            inventory = msgs.InventoryPage.join(pages)
+        except ProtocolError as exc:
+            self._alerts.offer(
+                "reader_protocol_error", f"{self.name}: {exc}", {"reader": self.name}, now
+            )
+            return
+        self._inventory(inventory, now)
+
     def _hello(self, msg: msgs.Hello) -> None:
         self.hello = msg
+        self._focus_sent = None  # a HELLO may be a reboot: the board's focus is unknown
         self._arrivals_supported = msg.protocol >= 3
         if msg.antennas != self.antennas:
             self._alert(

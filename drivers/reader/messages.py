@@ -26,6 +26,7 @@ ERR_RX_CRC = wire.ERR_RX_CRC
 ERR_UNKNOWN_TYPE = wire.ERR_UNKNOWN_TYPE
 ERR_TX_OVERFLOW = wire.ERR_TX_OVERFLOW
 ERR_TAG_LIMIT = wire.ERR_TAG_LIMIT
+ERR_RX_CUT = wire.ERR_RX_CUT
 
 T = TypeVar("T")
 
@@ -141,6 +142,20 @@ class Inventory:
     def __post_init__(self) -> None:
         self.payload()
 
+    @classmethod
+    def whole(cls, antennas: tuple[tuple[bytes, ...], ...], board_ms: int | None) -> Inventory:
+        """A snapshot that may be larger than one frame (joined from INVENTORY_PAGEs):
+        its UIDs are checked, not its size."""
+        if len(antennas) > MAX_ANTENNAS:
+            raise ProtocolError(f"an inventory of {len(antennas)} antennas (max {MAX_ANTENNAS})")
+        for uids in antennas:
+            for uid in uids:
+                check_uid(uid)
+        inventory = object.__new__(cls)
+        object.__setattr__(inventory, "antennas", antennas)
+        object.__setattr__(inventory, "board_ms", board_ms)
+        return inventory
+
     def hex_lists(self) -> list[list[str]]:
         """The snapshot with UIDs spelled as the host spells them."""
         return [[uid_hex(uid) for uid in uids] for uids in self.antennas]
@@ -152,6 +167,60 @@ class Inventory:
     def parse(cls, payload: bytes) -> Inventory:
         lists, board_ms = _checked(lambda: wire.parse_inventory(payload))
         return cls(lists, board_ms)
+
+
+@dataclass(frozen=True, slots=True)
+class InventoryPage:
+    """Board to host (version 4): one page of an inventory too large for one frame.
+
+    `antennas` holds, per antenna in port order, the next UIDs of its list (maybe none);
+    the pages of one snapshot (same `board_ms`, `pages` of them) come one after the other,
+    and joining each antenna's pieces in page order gives the snapshot (`join`).
+    """
+
+    TYPE: ClassVar[int] = wire.INVENTORY_PAGE
+    page: int
+    pages: int
+    board_ms: int
+    antennas: tuple[tuple[bytes, ...], ...]
+
+    def __post_init__(self) -> None:
+        self.payload()
+
+    def payload(self) -> bytes:
+        def build() -> bytes:
+            if not 0 <= self.page < self.pages <= wire.MAX_PAGES:
+                raise wire.WireError(f"INVENTORY_PAGE: page {self.page} of {self.pages}")
+            body = wire.inventory_payload(self.antennas, self.board_ms)
+            return bytes([self.page, self.pages]) + body[-4:] + body[:-4]
+
+        return _checked(build)
+
+    @classmethod
+    def parse(cls, payload: bytes) -> InventoryPage:
+        page, pages, board_ms, lists = _checked(lambda: wire.parse_inventory_page(payload))
+        return cls(page, pages, board_ms, lists)
+
+    @staticmethod
+    def join(pages: list[InventoryPage]) -> Inventory:
+        """The snapshot the pages of one inventory make; ProtocolError if they do not."""
+        first = pages[0] if pages else None
+        if (
+            first is None
+            or [p.page for p in pages] != list(range(first.pages))
+            or any(
+                p.pages != first.pages
+                or p.board_ms != first.board_ms
+                or len(p.antennas) != len(first.antennas)
+                for p in pages
+            )
+        ):
+            raise ProtocolError("the pages of an inventory do not make one snapshot")
+        lists = [list(uids) for uids in first.antennas]
+        for page in pages[1:]:
+            for index, uids in enumerate(page.antennas):
+                lists[index].extend(uids)
+        return Inventory.whole(tuple(tuple(uids) for uids in lists), first.board_ms)
 
 
 @dataclass(frozen=True, slots=True)
@@ -253,6 +322,36 @@ class HelloRequest(_EmptyMessage):
 
 
 @dataclass(frozen=True, slots=True)
+class Focus:
+    """Host to board (version 4): the antennas to read first (indexes in port order; none:
+    every antenna in turn), held for `lease_ms` unless renewed (0: until the next FOCUS)."""
+
+    TYPE: ClassVar[int] = wire.FOCUS
+    antennas: frozenset[int] = frozenset()
+    lease_ms: int = 0
+
+    def __post_init__(self) -> None:
+        self.payload()
+
+    @property
+    def mask(self) -> int:
+        mask = 0
+        for index in self.antennas:
+            if not 0 <= index < MAX_ANTENNAS:
+                raise ProtocolError(f"antenna index {index} outside 0..{MAX_ANTENNAS - 1}")
+            mask |= 1 << index
+        return mask
+
+    def payload(self) -> bytes:
+        return _checked(lambda: wire.focus_payload(self.mask, self.lease_ms))
+
+    @classmethod
+    def parse(cls, payload: bytes) -> Focus:
+        mask, lease_ms = _checked(lambda: wire.parse_focus(payload))
+        return cls(frozenset(i for i in range(MAX_ANTENNAS) if mask >> i & 1), lease_ms)
+
+
+@dataclass(frozen=True, slots=True)
 class ArrivalsRequest(_EmptyMessage):
     """Host to board (version 3): send ARRIVALS now (a board before version 3 answers
     ERROR 3)."""
@@ -269,9 +368,11 @@ Message = (
     | Heartbeat
     | BoardError
     | Arrivals
+    | InventoryPage
     | InventoryRequest
     | HelloRequest
     | ArrivalsRequest
+    | Focus
 )
 
 _PARSERS: dict[int, Callable[[bytes], Message]] = {
@@ -282,9 +383,11 @@ _PARSERS: dict[int, Callable[[bytes], Message]] = {
     Heartbeat.TYPE: Heartbeat.parse,
     BoardError.TYPE: BoardError.parse,
     Arrivals.TYPE: Arrivals.parse,
+    InventoryPage.TYPE: InventoryPage.parse,
     InventoryRequest.TYPE: InventoryRequest.parse,
     HelloRequest.TYPE: HelloRequest.parse,
     ArrivalsRequest.TYPE: ArrivalsRequest.parse,
+    Focus.TYPE: Focus.parse,
 }
 
 

@@ -1,7 +1,8 @@
 // The reader board firmware under MicroPython's WebAssembly port, on Node.
 // stdin/stdout: the board's USB serial link (raw protocol bytes).
 // CONTROL_FD (optional): control lines from the test ("place seat1 04A1...", "remove ...",
-// "restart", "uptime"), each answered by a line on stderr ("ctl: ok").
+// "drop ..." (no scan: the schedule finds it), "focused", "cut", "restart", "uptime"), each
+// answered by a line on stderr ("ctl: ok").
 // Usage: node board.mjs REPO_ROOT ANTENNAS KIND HEARTBEAT_MS INVENTORY_MS [CONTROL_FD]
 // or:    node board.mjs REPO_ROOT --run SCRIPT.py   (runs a script with the firmware importable)
 import { loadMicroPython } from "@micropython/micropython-webassembly-pyscript";
@@ -25,7 +26,7 @@ function copyModules(dir, files) {
 }
 copyModules("firmware", ["__init__.py", "protocol.py", "hal.py", "pn5180.py", "scanner.py",
                          "board.py", "clock.py"]);
-copyModules("firmware_sim", ["pn5180_sim.py", "wasm/harness.py"]);
+copyModules("firmware_sim", ["pn5180_sim.py", "modelled.py", "wasm/harness.py"]);
 mp.FS.writeFile("/firmware_sim/__init__.py", "");
 mp.runPython("import sys\nsys.path.insert(0, '/')\n");
 

@@ -86,6 +86,14 @@ class Harness:
         self.frontends[index].remove(uid)
         self._scan(index, uid, False)
 
+    def drop(self, name: str, uid_hex: str) -> None:
+        """A tag let go on an antenna: the firmware's own schedule finds it."""
+        self.frontends[self.names.index(name)].place(bytes.fromhex(uid_hex))
+
+    def focused(self) -> str:
+        board = self.board
+        return ",".join(board.names[i] for i in board.focused()) or "-"
+
 
 harness = None
 
@@ -101,7 +109,8 @@ def step() -> int:
 
 
 def command(line: str) -> str:
-    """A control line from the test: place/remove ANTENNA UID, restart, uptime."""
+    """A control line from the test: place/remove/drop ANTENNA UID, focused, cut, restart,
+    uptime."""
     assert harness is not None
     words = line.split()
     if not words:
@@ -110,6 +119,12 @@ def command(line: str) -> str:
         harness.place(words[1], words[2])
     elif words[0] == "remove" and len(words) == 3:
         harness.remove(words[1], words[2])
+    elif words[0] == "drop" and len(words) == 3:
+        harness.drop(words[1], words[2])
+    elif words[0] == "focused":
+        return harness.focused()
+    elif words[0] == "cut":
+        return str(harness.board.cut_frames)
     elif words[0] == "restart":
         harness.restart()
     elif words[0] == "uptime":

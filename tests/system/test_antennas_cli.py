@@ -30,7 +30,7 @@ def test_antennas_shows_live_which_antenna_reads_which_tag() -> None:
     )
     assert done.returncode == 0, done.stderr
     lines = done.stdout.splitlines()
-    header = r"card_reader on /dev/pts/\d+: firmware tablesim-1.0, protocol 3, card board"
+    header = r"card_reader on /dev/pts/\d+: firmware tablesim-1.0, protocol 4, card board"
     assert re.match(header, lines[0]), lines[0]
     moves = [line.split() for line in lines if line[:1] in "+-"]
     # The ace of spades of the registered deck, carried across every antenna in port order.

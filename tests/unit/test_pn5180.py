@@ -5,6 +5,7 @@ anticollision over the cascade levels."""
 from __future__ import annotations
 
 import random
+from typing import Any
 
 import pytest
 
@@ -185,3 +186,117 @@ def test_modelled_time_of_one_antenna_follows_the_air_protocols() -> None:
     one_tag_us = clock.now - before
     # RF config, field on + 1 ms guard, request (5 bytes: 1.7 ms), t1, answer (12 bytes: 3.7 ms)
     assert 6_500 < one_tag_us < 9_000
+
+
+def proximity_uid(rng: random.Random, deck: bool) -> bytes:
+    """An NTAG-like card: random (04 and six bytes), or of a deck sharing its first level."""
+    if deck:
+        return bytes.fromhex(f"04A000000000{rng.randrange(256):02X}")
+    return bytes([0x04]) + bytes(rng.randrange(256) for _ in range(6))
+
+
+def changed_field(
+    rng: random.Random, sim: SimPN5180, deck: bool
+) -> tuple[list[bytes], str]:
+    """A field of up to 19 cards, known to the board, then (maybe) changed."""
+    sim.tags = []
+    known = list(dict.fromkeys(proximity_uid(rng, deck) for _ in range(rng.randrange(1, 20))))
+    for uid in known:
+        sim.place(uid)
+    change = rng.choice(["none", "left", "came", "swapped"])
+    if change in ("left", "swapped"):
+        for uid in rng.sample(known, rng.randrange(1, len(known) + 1)):
+            sim.remove(uid)
+    if change in ("came", "swapped"):
+        for _ in range(rng.randrange(1, 3)):
+            uid = proximity_uid(rng, deck)
+            if uid not in known:
+                sim.place(uid)
+    if sorted(t.uid for t in sim.tags) == sorted(known):
+        change = "none"
+    return known, change
+
+
+def test_known_cards_are_checked_without_reading_them_and_every_change_is_seen() -> None:
+    """check_14443a: True exactly when the field holds the known cards and no other; a card
+    that came (even one sharing a known card's first cascade level), one that left, or both,
+    always make it False. And it takes less time than reading the cards: much less for a
+    deck that shares its first level."""
+    clock, sims, (driver,) = rig()
+    rng = random.Random(29)
+    seen = {"none": 0, "left": 0, "came": 0, "swapped": 0}
+    for trial in range(600):
+        known, change = changed_field(rng, sims[0], deck=trial % 3 == 0)
+        seen[change] += 1
+        driver.field_on(chip.ISO14443A)
+        assert driver.check_14443a(known) == (change == "none"), (trial, change, len(known))
+        driver.rf_off()
+    assert min(seen.values()) > 50
+    for deck, ratio in ((False, 0.8), (True, 0.5)):
+        cards = list({proximity_uid(rng, deck) for _ in range(8)})
+        sims[0].tags = []
+        for uid in cards:
+            sims[0].place(uid)
+        before = clock.now
+        driver.field_on(chip.ISO14443A)
+        assert driver.check_14443a(cards)
+        driver.rf_off()
+        checked = clock.now - before
+        before = clock.now
+        assert sorted(driver.read_tags((chip.ISO14443A,))) == sorted(cards)
+        assert checked < ratio * (clock.now - before)
+
+
+def test_a_read_in_steps_with_the_field_off_between_finds_every_card_once() -> None:
+    """FieldRead: another front-end may be read between two steps (the field goes off):
+    the read still finds every card and chip in the field, checked or read, once."""
+    _, sims, (driver, other) = rig(2)
+    rng = random.Random(7)
+    for trial in range(300):
+        known, _change = changed_field(rng, sims[0], deck=trial % 2 == 0)
+        chips = [vicinity_uid(rng) for _ in range(rng.randrange(0, 40))]
+        for uid in chips:
+            sims[0].place(uid)
+        read = chip.FieldRead(
+            driver,
+            (chip.ISO15693, chip.ISO14443A),
+            expect=len(chips),
+            known=known if trial % 4 else None,
+        )
+        while not read.done:
+            read.step()
+            if rng.random() < 0.4:
+                read.pause()
+                other.read_tags((chip.ISO14443A,))
+        assert sorted(read.found) == sorted(t.uid for t in sims[0].tags), trial
+        assert len(set(read.found)) == len(read.found)
+    assert sims[0].violations == 0
+
+
+def test_a_card_that_leaves_during_the_anticollision_does_not_end_the_read() -> None:
+    """Cards lifted one after another from the muck while the board reads it: those still
+    there are all found (the walk that lost its card sends the others back to idle); this
+    once ended the read early, and the cards not yet read were reported gone."""
+    _, sims, (driver,) = rig()
+    rng = random.Random(3)
+    for _ in range(100):
+        sims[0].tags = []
+        cards = [proximity_uid(rng, deck=False) for _ in range(rng.randrange(4, 20))]
+        for uid in cards:
+            sims[0].place(uid)
+        leaving = rng.sample(cards, rng.randrange(1, len(cards) // 2 + 1))
+        real_send = sims[0]._send
+
+        def send(
+            data: bytes, last_bits: int, leaving: list[bytes] = leaving, real_send: Any = real_send
+        ) -> None:
+            if leaving and rng.random() < 0.08:  # in the middle of a walk
+                sims[0].remove(leaving.pop())
+            real_send(data, last_bits)
+
+        sims[0]._send = send  # type: ignore[method-assign]
+        try:
+            found = driver.read_tags((chip.ISO14443A,))
+        finally:
+            sims[0]._send = real_send  # type: ignore[method-assign]
+        assert {t.uid for t in sims[0].tags} <= set(found)
