@@ -110,7 +110,9 @@ class PureRoom:
         for i, name in enumerate(structure.tables):
             spec = EngineSpec(table=name, room="rig", seats=n_seats)
             self.tables[name] = TableRig(
-                Engine(spec), TableDealer(settle=1.0, chip_prefix=f"{name}c"), random.Random(seed * 100 + i)
+                Engine(spec),
+                TableDealer(settle=1.0, chip_prefix=f"{name}c"),
+                random.Random(seed * 100 + i),
             )
         self.confirm_after = confirm_after
         self.auto_floor = auto_floor
@@ -225,7 +227,9 @@ class PureRoom:
                 if p.status == "open" and self.t - p.t >= self.confirm_after:
                     self.apply({"kind": "confirm", "proposal": p.id, "by": "Floor Bot"})
 
-    def run(self, limit: float = 60 * 60 * 12, until: Callable[[PureRoom], bool] | None = None) -> None:
+    def run(
+        self, limit: float = 60 * 60 * 12, until: Callable[[PureRoom], bool] | None = None
+    ) -> None:
         """Step until the tournament has a winner (or `until`), at most `limit` seconds."""
         end = self.t + limit
         while self.t < end and not self.tournament.finished:
@@ -248,4 +252,6 @@ class PureRoom:
         ]
 
     def public_text(self) -> str:
-        return "\n".join(json.dumps(m.payload) for _t, m in self.published if m.topic != "holecards")
+        return "\n".join(
+            json.dumps(m.payload) for _t, m in self.published if m.topic != "holecards"
+        )

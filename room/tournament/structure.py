@@ -260,7 +260,7 @@ def _players(path: Path, data: dict[str, Any]) -> tuple[Registration, ...]:
 def _tables(s: _Section) -> tuple[str, ...]:
     tables = s.str_list("tables")
     if not tables:
-        raise s.error("tables", "give the room's tables the event may use, e.g. [\"t01\", \"t02\"]")
+        raise s.error("tables", 'give the room\'s tables the event may use, e.g. ["t01", "t02"]')
     for t in tables:
         if not TABLE_RE.match(t):
             raise s.error("tables", f"{t!r} is not a table id (letters, digits, '_', '-')")

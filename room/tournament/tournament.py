@@ -257,8 +257,7 @@ class Tournament:
             table.h4h = "face_down"
             self.note(
                 "face_down",
-                f"table {table.id}: all-in and called, cards face down until the floor "
-                "instructs",
+                f"table {table.id}: all-in and called, cards face down until the floor instructs",
                 "RP-8F",
             )
 
@@ -441,9 +440,7 @@ class Tournament:
         if not self.late_open():
             raise FloorError("re-entries closed with late registration (TDA 8)")
         if player.entries > self.s.reentries:
-            raise FloorError(
-                f"{player.name} has used every re-entry ({self.s.reentries} allowed)"
-            )
+            raise FloorError(f"{player.name} has used every re-entry ({self.s.reentries} allowed)")
         forfeit = bool(inp.get("forfeit"))
         if player.status == SEATED and not forfeit:
             raise FloorError(
@@ -699,7 +696,11 @@ class Tournament:
     def _confirm_out(self, player: Player, by: str) -> None:
         player.out_confirmed = True
         table = self.tables.get(player.table or "")
-        if table is not None and player.seat is not None and table.seats.get(player.seat) == player.id:
+        if (
+            table is not None
+            and player.seat is not None
+            and table.seats.get(player.seat) == player.id
+        ):
             self.send(table.id, "unseat", seat=player.seat, _player=player.id)
         self.note("out_confirmed", f"{player.name} out, confirmed by {by}")
 
@@ -1132,9 +1133,11 @@ class Tournament:
                         self.rules.final_table_rule,
                     )
                 wanted.add("final")
-            elif (name := seating.table_to_break(
-                tables, self.s.break_order, self.s.final_table, self.s.seats_per_table
-            )) is not None:
+            elif (
+                name := seating.table_to_break(
+                    tables, self.s.break_order, self.s.final_table, self.s.seats_per_table
+                )
+            ) is not None:
                 if name not in busy:
                     self._propose(
                         "break",

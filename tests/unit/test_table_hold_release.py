@@ -85,7 +85,7 @@ def test_rule_RP8_hand_for_hand_holds_again_after_every_released_hand() -> None:
         t.push(bb, 100)
         t.deal(cards)
         for s in [s for s in (3, 1, 2) if s != bb]:
-                t.fold(s)
+            t.fold(s)
         assert t.state["hand"] is None and t.state["held"] == ["room"]
         auto = t.events("room_hold")[-1]
         assert (auto["hand_for_hand"], auto["rule"], auto["hand"]) == (True, "RP-8", None)
