@@ -8,6 +8,7 @@ here: the dealer only looks at its own table, as a dealer does.
 
 from __future__ import annotations
 
+import copy
 import logging
 import random
 import threading
@@ -15,10 +16,10 @@ import time
 from collections.abc import Iterator
 from typing import Any
 
-from controller.engine import Engine
+from controller.engine import Engine, hands
 from controller.engine.cards import FULL_DECK
 from controller.rules.betting import BettingRound, street_order
-from controller.trace import ButtonPress, Event, TagIn
+from controller.trace import ButtonPress, Event, TagIn, TagOut
 from firmware_sim.dealer import Decision, HandPlan, TableDealer
 from firmware_sim.plans import _apply, _decide
 
@@ -44,9 +45,12 @@ def tournament_decision(rng: random.Random, rnd: BettingRound, seat: int, street
     return _decide(rng, rnd, seat, street)
 
 
-def plan_started_hand(engine: Engine, rng: random.Random) -> HandPlan | None:
+def plan_started_hand(
+    engine: Engine, rng: random.Random, lifted: tuple[int, str] | None = None
+) -> HandPlan | None:
     """The plan of the hand `engine` has just started (its `hand_started` is out): cards
-    from a shuffled deck, every decision legal by the rules' own BettingRound."""
+    from a shuffled deck (`lifted`: the seat and card that started it, already dealt),
+    every decision legal by the rules' own BettingRound."""
     hand = engine.hand
     if hand is None:
         return None
@@ -54,9 +58,12 @@ def plan_started_hand(engine: Engine, rng: random.Random) -> HandPlan | None:
     level = hand.level
     dealt = list(hand.dealt_in)
     stacks = {s: engine.seats[s].stack for s in dealt}
-    deck = list(FULL_DECK)
+    deck = [c for c in FULL_DECK if lifted is None or c != lifted[1]]
     rng.shuffle(deck)
     hole = {s: [deck.pop(), deck.pop()] for s in dealt}
+    if lifted is not None and lifted[0] in hole:
+        deck.append(hole[lifted[0]][0])
+        hole[lifted[0]][0] = lifted[1]
     board = [deck.pop() for _ in range(5)]
     burns = [deck.pop() for _ in range(3)]
     behind = dict(stacks)
@@ -109,14 +116,47 @@ def plan_started_hand(engine: Engine, rng: random.Random) -> HandPlan | None:
     )
 
 
-def rest_of_hand(engine: Engine, dealer: TableDealer, rng: random.Random) -> list[Event]:
-    """The physical events of the hand `engine` has just started, after the shuffler press."""
-    plan = plan_started_hand(engine, rng)
+def rest_of_hand(
+    engine: Engine, dealer: TableDealer, rng: random.Random, lifted: tuple[int, str] | None = None
+) -> list[Event]:
+    """The physical events of the hand `engine` has just started, after the shuffler press
+    (or after the first card, `lifted`, under a house that starts the hand so)."""
+    plan = plan_started_hand(engine, rng, lifted)
     if plan is None:
         return []
     events = dealer.play(plan)
     dealer.events.clear()
-    return events[1:]  # the first is the shuffler press that started the hand
+    rest = events[1:]  # the first is the shuffler press that started the hand
+    if lifted is not None:
+        seat, card = lifted
+        rest = [
+            e
+            for e in rest
+            if not (isinstance(e, TagIn) and e.antenna == f"seat{seat}" and e.card == card)
+        ]
+    return rest
+
+
+def first_card(engine: Engine, rng: random.Random) -> tuple[int, str] | None:
+    """Under a house whose hand starts when the dealer lifts the cards (no shuffler button,
+    e.g. casinos-austria): the seat the first card goes to (the first dealt in left of the
+    button, as the table will start the hand), and a card for it."""
+    shadow = copy.deepcopy(engine, {id(engine.profile): engine.profile})
+    hands.start_hand(shadow, "first_card")
+    hand = shadow.hand
+    if hand is None:
+        return None
+    dealt = sorted(hand.dealt_in)
+    button = hand.positions.button
+    seat = next((s for s in dealt if s > button), dealt[0])
+    if len(dealt) == 2:
+        seat = hand.positions.big_blind  # heads-up: the big blind gets the first card (34)
+    return seat, rng.choice(FULL_DECK)
+
+
+def shuffler_starts(engine: Engine) -> bool:
+    """The house starts a hand on the shuffler's button (else when the cards are lifted)."""
+    return "shuffler" in engine.profile.hand_start_triggers
 
 
 def can_start(engine: Engine) -> bool:
@@ -196,21 +236,46 @@ class LiveDealer:
                 self._idle()
                 continue
             before = self.engine.hand_number
-            self.player.play([ButtonPress(0.0, "shuffler")], self.stop)
-            self.daemon.wait_idle(5.0)
-            engine = self.engine
-            if engine.hand is None or engine.hand_number == before:
-                self._idle()  # a hold or a seat change came first: no hand
-                continue
             try:
-                events = rest_of_hand(engine, self.dealer, self.rng)
+                if shuffler_starts(self.engine):
+                    self.player.play([ButtonPress(0.0, "shuffler")], self.stop)
+                    self.daemon.wait_idle(5.0)
+                    engine = self.engine
+                    if engine.hand is None or engine.hand_number == before:
+                        self._idle()  # a hold or a seat change came first: no hand
+                        continue
+                    events = rest_of_hand(engine, self.dealer, self.rng)
+                else:
+                    lifted = first_card(self.engine, self.rng)
+                    if lifted is None:
+                        self._idle()
+                        continue
+                    self.player.play([TagIn(0.0, f"seat{lifted[0]}", card=lifted[1])], self.stop)
+                    self.daemon.wait_idle(5.0)
+                    engine = self.engine
+                    if engine.hand is None or engine.hand_number == before:
+                        self._clear(*lifted)
+                        self._idle()
+                        continue
+                    events = rest_of_hand(engine, self.dealer, self.rng, lifted)
             except Exception:  # the table changed under the planner: try the next hand
-                log.exception("could not plan hand %s", engine.hand_number)
+                log.exception("could not plan hand %s", before + 1)
                 self._idle()
                 continue
             self.player.play(self._paced(events), self.stop)
             self.hands += 1
             self.player.advance(round(self.daemon.now() + self.between_hands, 6))
+
+    def _clear(self, seat: int, card: str) -> None:
+        """A card that started no hand (the table was held): into the muck, and away."""
+        self.player.play(
+            [
+                TagOut(0.0, f"seat{seat}", card=card),
+                TagIn(0.05, "muck", card=card),
+                TagOut(0.1, "muck", card=card),
+            ],
+            self.stop,
+        )
 
     def _paced(self, events: list[Event]) -> Iterator[Event]:
         """The hand's events; before one RP-8 F holds back, wait until the floor instructs."""

@@ -19,8 +19,9 @@ from controller.config import (
     _Where,
     read_sections,
 )
+from room.tournament.structure import TournamentSettings
 
-SECTIONS = ("room", "broker", "database", "http", "gaps", "stats", "monitor")
+SECTIONS = ("room", "broker", "database", "http", "gaps", "stats", "monitor", "tournament")
 
 
 @dataclass(frozen=True, slots=True)
@@ -113,6 +114,7 @@ class RoomConfig:
     gaps: GapsConfig
     stats: StatsConfig
     monitor: MonitorConfig = MonitorConfig()
+    tournament: TournamentSettings | None = None  # [tournament]: docs/tournament.md
 
     @property
     def topic_filter(self) -> str:
@@ -263,6 +265,25 @@ def _stats(path: Path, data: dict[str, Any]) -> StatsConfig:
     return StatsConfig(timezone=tz, shifts=tuple(sorted(shifts, key=lambda sh: sh.start)))
 
 
+def _tournament(path: Path, data: dict[str, Any], base: Path) -> TournamentSettings | None:
+    if "tournament" not in data:
+        return None
+    s = _Section(
+        _Where(path, "tournament"),
+        _sub(path, data, "tournament"),
+        ("file", "journal", "seed", "time_scale"),
+    )
+    file = _existing_file(s, "file", base)
+    if file is None:
+        raise s.error("file", "missing (required): the tournament file (docs/tournament.md)")
+    journal = _resolve(base, s.str_("journal") or f"{file.stem}.journal.jsonl")
+    seed = s.int_("seed", -1, lo=-1)
+    scale = s.float_("time_scale", 1.0)
+    if not 0 < scale <= 1000:
+        raise s.error("time_scale", f"must be in (0, 1000], got {scale:g}")
+    return TournamentSettings(file, journal, None if seed < 0 else seed, scale)
+
+
 def load_room_config(path: Path) -> RoomConfig:
     """Read and validate a room server's TOML file; ConfigError naming the file and key."""
     path = Path(path)
@@ -278,4 +299,5 @@ def load_room_config(path: Path) -> RoomConfig:
         gaps=_gaps(path, data),
         stats=_stats(path, data),
         monitor=_monitor(path, data),
+        tournament=_tournament(path, data, base),
     )

@@ -9,15 +9,21 @@ from __future__ import annotations
 import dataclasses
 import json
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
 from controller.engine import Engine, EngineSpec
 from controller.messages import Message
-from controller.trace import ButtonPress, Command, Event
+from controller.trace import ButtonPress, Command, Event, TagIn, TagOut
 from firmware_sim.dealer import TableDealer
-from firmware_sim.live_dealer import can_start, rest_of_hand, waits_for_the_floor
+from firmware_sim.live_dealer import (
+    can_start,
+    first_card,
+    rest_of_hand,
+    shuffler_starts,
+    waits_for_the_floor,
+)
 from room.tournament import facts
 from room.tournament.model import Command as RoomCommand
 from room.tournament.structure import Structure, load_structure
@@ -102,13 +108,14 @@ class PureRoom:
         confirm_after: float = 3.0,
         n_seats: int = 10,
         auto_floor: bool = True,
+        profile: str | None = None,
     ) -> None:
         self.structure = structure
         self.t = START
         self.tournament = Tournament(structure, seed)
         self.tables: dict[str, TableRig] = {}
         for i, name in enumerate(structure.tables):
-            spec = EngineSpec(table=name, room="rig", seats=n_seats)
+            spec = EngineSpec(table=name, room="rig", seats=n_seats, profile=profile or "tda-2019")
             self.tables[name] = TableRig(
                 Engine(spec),
                 TableDealer(settle=1.0, chip_prefix=f"{name}c"),
@@ -140,7 +147,9 @@ class PureRoom:
         self.inputs.append(inp)
         return out
 
-    def _pump(self, commands: list[RoomCommand], published: list[tuple[str, Message]] = ()) -> None:  # type: ignore[assignment]
+    def _pump(
+        self, commands: list[RoomCommand], published: Sequence[tuple[str, Message]] = ()
+    ) -> None:
         """Commands to the tables and messages to the room, one at a time, first in first
         out (every table's messages in the order it published them)."""
         queue: list[tuple[str, RoomCommand | Message]] = [(c.table, c) for c in commands]
@@ -193,11 +202,29 @@ class PureRoom:
                     rig.clock = until
                     return
                 before = engine.hand_number
-                self.play_event(name, ButtonPress(round(rig.clock, 6), "shuffler"))
-                if engine.hand is None or engine.hand_number == before:
-                    rig.clock = until
-                    return
-                rig.pending = rest_of_hand(engine, rig.dealer, rig.rng)
+                if shuffler_starts(engine):
+                    self.play_event(name, ButtonPress(round(rig.clock, 6), "shuffler"))
+                    if engine.hand is None or engine.hand_number == before:
+                        rig.clock = until
+                        return
+                    rig.pending = rest_of_hand(engine, rig.dealer, rig.rng)
+                else:  # the first card lifted starts the hand (casinos-austria)
+                    lifted = first_card(engine, rig.rng)
+                    if lifted is None:
+                        rig.clock = until
+                        return
+                    seat, card = lifted
+                    self.play_event(name, TagIn(round(rig.clock, 6), f"seat{seat}", card=card))
+                    if engine.hand is None or engine.hand_number == before:
+                        for e in (
+                            TagOut(rig.clock, f"seat{seat}", card=card),
+                            TagIn(rig.clock, "muck", card=card),
+                            TagOut(rig.clock, "muck", card=card),
+                        ):
+                            self.play_event(name, e)
+                        rig.clock = until
+                        return
+                    rig.pending = rest_of_hand(engine, rig.dealer, rig.rng, lifted)
                 if rig.pending:
                     rig.offset = rig.clock - rig.pending[0].t + 0.1
                 self.hands += 1

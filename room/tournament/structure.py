@@ -8,6 +8,7 @@ every key).
 from __future__ import annotations
 
 import re
+import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -20,6 +21,16 @@ SECTIONS = ("tournament", "level", "break", "payouts", "payout", "player")
 TABLE_RE = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 #: Seats on a table (controller/commands.py: seats 1..10 on every table).
 MAX_SEATS = 10
+
+
+@dataclass(frozen=True, slots=True)
+class TournamentSettings:
+    """[tournament] of the room server's file: the event file and where its journal is."""
+
+    file: Path
+    journal: Path
+    seed: int | None = None  # None: drawn once, kept in the journal
+    time_scale: float = 1.0  # the clock runs this many times real time (rehearsals, the sim)
 
 
 @dataclass(frozen=True, slots=True)
@@ -269,10 +280,20 @@ def _tables(s: _Section) -> tuple[str, ...]:
     return tuple(tables)
 
 
-def load_structure(path: Path) -> Structure:
-    """Read and validate a tournament file; ConfigError naming the file and key."""
+def load_structure(path: Path, text: str | None = None) -> Structure:
+    """Read and validate a tournament file (or its `text`, as a journal kept it);
+    ConfigError naming the file and key."""
     path = Path(path)
-    data = read_sections(path, SECTIONS)
+    if text is None:
+        data = read_sections(path, SECTIONS)
+    else:
+        try:
+            data = tomllib.loads(text)
+        except tomllib.TOMLDecodeError as exc:
+            raise ConfigError(f"{path}: TOML syntax error: {exc}") from None
+        unknown = sorted(set(data) - set(SECTIONS))
+        if unknown:
+            raise ConfigError(f"{path}: unknown section [{unknown[0]}]")
     s = _Section(
         _Where(path, "tournament"),
         _sub(path, data, "tournament"),
