@@ -226,6 +226,10 @@ def cmd_sim(args: argparse.Namespace) -> int:
 
     if not 1 <= args.tables <= MAX_TABLES:
         raise TableError(f"--tables: 1 to {MAX_TABLES}, not {args.tables}")
+    if args.tournament is not None:  # a whole tournament: room/tournament/sim.py
+        from room.tournament.sim import run_tournament_sim
+
+        return run_tournament_sim(lambda house: _config(args.config, args.profile or house), args)
     if args.tables > 1 and args.keep_journal:
         raise TableError("--keep-journal runs one table (the configured journal is one table's)")
     config = _config(args.config, args.profile)
@@ -476,6 +480,16 @@ def build_parser() -> argparse.ArgumentParser:
         default=False,
         help="also run the room server on the local broker and print its URL",
     )
+    p.add_argument(
+        "--tournament",
+        type=Path,
+        default=None,
+        help="play a whole tournament from this file on the tables, the room running it "
+        "(docs/tournament.md)",
+    )
+    p.add_argument("--floor", choices=["auto", "manual"], default="auto", help=argparse.SUPPRESS)
+    p.add_argument("--floor-delay", type=float, default=1.0, help=argparse.SUPPRESS)
+    p.add_argument("--room-port", type=int, default=None, help=argparse.SUPPRESS)
     p.set_defaults(func=cmd_sim)
 
     p = sub.add_parser("tv", help="the TV production service: overlay pages, secure delay, feed")

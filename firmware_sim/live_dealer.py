@@ -35,14 +35,21 @@ def tournament_decision(rng: random.Random, rnd: BettingRound, seat: int, street
     behind = rnd.behind[seat]
     bb = max(rnd.big_blind, 1)
     to_call = rnd.to_call(seat)
-    facing_all_in = to_call > 0 and to_call * 2 >= behind
-    if facing_all_in:
-        return Decision(seat, "call" if rng.random() < 0.45 else "fold")
-    if street == 0 and behind < SHORT_STACK_BB * bb:
-        if rng.random() < 0.4 and rnd.can_raise(seat):
+    depth = behind / bb
+    if to_call > 0 and to_call * 2 >= behind:  # a call for half the stack or more
+        calls = 0.5 if depth < SHORT_STACK_BB else 0.3 if depth < 2 * SHORT_STACK_BB else 0.12
+        return Decision(seat, "call" if rng.random() < calls else "fold")
+    if street == 0 and depth < SHORT_STACK_BB:
+        if rng.random() < 0.3 and rnd.can_raise(seat):
             return Decision(seat, "allin")
         return Decision(seat, "fold" if to_call else "check")
-    return _decide(rng, rnd, seat, street)
+    decision = _decide(rng, rnd, seat, street)
+    if decision.kind == "allin" and depth >= 2 * SHORT_STACK_BB and rnd.can_raise(seat):
+        # deep stacks rarely move in: a raise instead
+        target = min(rnd.min_raise_to(seat), rnd.allin_total(seat) - 1)
+        if target > rnd.current_bet:
+            return Decision(seat, "raise" if rnd.current_bet else "bet", target)
+    return decision
 
 
 def plan_started_hand(

@@ -109,6 +109,7 @@ class PureRoom:
         n_seats: int = 10,
         auto_floor: bool = True,
         profile: str | None = None,
+        latency: bool = False,
     ) -> None:
         self.structure = structure
         self.t = START
@@ -129,12 +130,16 @@ class PureRoom:
         self.watchers: list[Callable[[PureRoom, str, dict[str, Any]], None]] = []
         self.refused: list[tuple[RoomCommand, dict[str, Any]]] = []
         self.hands = 0
+        self.latency = latency
+        self.outbox: list[RoomCommand] = []
+        self.rng = random.Random(seed)
 
     # ------------------------------------------------------------------ plumbing
 
     def apply(self, inp: dict[str, Any]) -> list[RoomCommand]:
         """An input to the tournament; its commands reach the tables, and what the tables
-        publish comes back, in order, as a broker would pass it, until all is quiet."""
+        publish comes back, in order, as a broker would pass it, until all is quiet (with
+        `latency`, commands wait for the next step: tables deal on meanwhile)."""
         out = self._take({**inp, "t": self.t})
         self._pump(out)
         return out
@@ -152,11 +157,16 @@ class PureRoom:
     ) -> None:
         """Commands to the tables and messages to the room, one at a time, first in first
         out (every table's messages in the order it published them)."""
-        queue: list[tuple[str, RoomCommand | Message]] = [(c.table, c) for c in commands]
-        queue += list(published)
+        queue: list[tuple[str, RoomCommand | Message]] = list(published)
+        if self.latency:
+            self.outbox += commands
+        else:
+            queue = [(c.table, c) for c in commands] + queue
         while queue:
             table, item = queue.pop(0)
-            if isinstance(item, RoomCommand):
+            if isinstance(item, RoomCommand) and self.latency:
+                self.outbox.append(item)
+            elif isinstance(item, RoomCommand):
                 self.sent.append(item)
                 rig = self.tables[table]
                 event = Command(rig.now(), item.name, item.payload())
@@ -244,11 +254,27 @@ class PureRoom:
             if not rig.pending:  # the hand is over: the dealer gathers, shuffles
                 rig.clock += 2.0
 
+    def _flush(self) -> None:
+        """With latency: the commands waiting reach their tables now, one table at a time
+        (the tables' answers come back at once; their commands wait for the next step)."""
+        waiting, self.outbox = self.outbox, []
+        for cmd in waiting:
+            self.sent.append(cmd)
+            rig = self.tables[cmd.table]
+            event = Command(rig.now(), cmd.name, cmd.payload())
+            self._pump([], [(cmd.table, m) for m in rig.engine.apply(event)])
+
     def step(self, dt: float = 1.0) -> None:
         self.t += dt
         self.apply({"kind": "tick"})
-        for name in self.tables:
+        order = list(self.tables)
+        self.rng.shuffle(order)
+        for name in order:
             self.deal_step(name, dt)
+            if self.latency and self.rng.random() < 0.5:
+                self._flush()
+        if self.latency:
+            self._flush()
         if self.auto_floor:
             for p in self.tournament.open_proposals():
                 if p.status == "open" and self.t - p.t >= self.confirm_after:

@@ -78,8 +78,8 @@ class Table:
 
     @property
     def held_now(self) -> bool:
-        """Held by the room and between hands: seats may change."""
-        return self.hold_set and self.hand is None
+        """Held by the room, between hands, and no release on its way: seats may change."""
+        return self.hold_set and self.hand is None and self.asked != "release"
 
     def public(self) -> dict[str, Any]:
         return {

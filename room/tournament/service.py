@@ -161,7 +161,7 @@ class TournamentService:
 
     def _on_batch(self, batch: Committed) -> None:
         """An ingest batch (the ingest's writer thread): its facts, queued for our thread."""
-        t = batch.committed_at
+        t = self.now()
         found: list[dict[str, Any]] = []
         for payload in batch.events:
             table = payload.get("table")

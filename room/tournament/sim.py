@@ -21,6 +21,7 @@ import threading
 import time
 import urllib.error
 import urllib.request
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -276,8 +277,12 @@ class SimTournament:
             self._say(f"  {place:>6}  {r['name']}{prize}")
 
 
-def run_tournament_sim(config: Config, args: Any) -> int:
-    """`tablectl sim --tournament FILE` (controller/cli.py hands over here)."""
+def run_tournament_sim(configure: Callable[[str], Config], args: Any) -> int:
+    """`tablectl sim --tournament FILE` (controller/cli.py hands over here); `configure`
+    gives the tables' configuration under a rule profile (the event's house, unless
+    `--profile` says otherwise)."""
+    structure = load_structure(Path(args.tournament))
+    config = configure(structure.house.name)
     try:
         return SimTournament(config, args).run()
     except KeyboardInterrupt:

@@ -376,6 +376,8 @@ class Tournament:
             table.hold_set = False
         elif cmd.name == "level":
             table.level_asked = 0
+        if not ok and cmd.name == "unseat" and error.endswith("is empty"):
+            ok = True  # unseated already (a player out, then a table broken): as wanted
         if ok:
             self._applied(cmd)
             return
@@ -976,8 +978,8 @@ class Tournament:
             )
             player.stack = int(chips)
         where = seating.worst_seat(self.seats_of(target), self.rng)
-        if where is None:
-            self._fail(op, f"table {target.id} has no empty seat")
+        if where is None:  # seats still taken by players out: proposed again once free
+            self._cancel(op, f"table {target.id} has no empty seat yet")
             return
         self.send(source.id, "unseat", op.id, seat=seat, _player=player.id)
         del source.seats[seat]
@@ -1004,8 +1006,8 @@ class Tournament:
         draw = seating.draw_seats(
             players, others, self.rules, self.rng, two_step=True, rule=self.rules.break_rule
         )
-        if len(draw.seats) < len(players):
-            self._fail(op, f"not enough empty seats for table {table.id}'s players")
+        if len(draw.seats) < len(players):  # seats of players out still taken: later
+            self._cancel(op, f"not enough empty seats yet for table {table.id}'s players")
             return
         for seat, pid in sorted(broken.seats.items()):
             self.send(table.id, "unseat", op.id, seat=seat, _player=pid)
@@ -1120,7 +1122,12 @@ class Tournament:
         if self.h4h.active:
             wanted.add("h4h-end")
         if self.clock.started and not self.finished:
-            busy = {n for op in self.ops.values() if op.stage != "done" for n in self._involves(op)}
+            busy = {
+                n
+                for op in self.ops.values()
+                if op.stage != "done" and op.error is None
+                for n in self._involves(op)
+            }
             tables = [self.seats_of(t) for t in self.active]
             left = self.players_left
             final = self.s.final_table_size
@@ -1138,7 +1145,9 @@ class Tournament:
                     tables, self.s.break_order, self.s.final_table, self.s.seats_per_table
                 )
             ) is not None:
-                if name not in busy:
+                room = sum(len(t.empty()) for t in tables if t.table != name)
+                moving = next(t.count for t in tables if t.table == name)
+                if name not in busy and room >= moving:  # seats of players out freed first
                     self._propose(
                         "break",
                         f"break:{name}",
@@ -1155,6 +1164,9 @@ class Tournament:
                     difference=self.s.balance_difference,
                     order=self.s.break_order,
                 )
+                target = next((t for t in tables if move and t.table == move[1]), None)
+                if move is not None and target is not None and not target.empty():
+                    move = None  # its seats are still taken by players out: first those
                 if move is not None and not ({*move} & busy):
                     src, dst = move
                     source = next(t for t in tables if t.table == src)
