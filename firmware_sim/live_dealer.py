@@ -173,13 +173,12 @@ def can_start(engine: Engine) -> bool:
 
 def waits_for_the_floor(engine: Engine, event: Event) -> bool:
     """RP-8 F: all-in and called in hand-for-hand, the dealer deals no further card (a burn
-    or a board card) until the floor instructs."""
+    or a board card), nor turns the hands over to push the pot, until the floor instructs."""
     betting = engine.betting
-    return (
-        isinstance(event, TagIn)
-        and event.antenna in ("burn", "board")
-        and betting is not None
-        and betting.face_down == "said"
+    if betting is None or betting.face_down != "said":
+        return False
+    return (isinstance(event, TagIn) and event.antenna in ("burn", "board")) or (
+        isinstance(event, TagOut) and event.antenna == "pot"
     )
 
 

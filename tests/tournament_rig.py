@@ -14,9 +14,11 @@ from pathlib import Path
 from typing import Any
 
 from controller.engine import Engine, EngineSpec
+from controller.engine.cards import FULL_DECK
 from controller.messages import Message
+from controller.rules.betting import street_order
 from controller.trace import ButtonPress, Command, Event, TagIn, TagOut
-from firmware_sim.dealer import TableDealer
+from firmware_sim.dealer import Decision, HandPlan, TableDealer
 from firmware_sim.live_dealer import (
     can_start,
     first_card,
@@ -82,6 +84,52 @@ def basic(
     return structure(tmp_path, text)
 
 
+@dataclasses.dataclass(frozen=True)
+class Script:
+    """The next hand at a table, dealt to order: `allin` moves in preflop (the first of the
+    two to act, the other calls), everyone else folds; `winner` holds aces."""
+
+    allin: int
+    caller: int
+    winner: int
+
+
+def scripted_plan(engine: Engine, script: Script) -> HandPlan:
+    """The plan of the hand the engine has just started, as `script` says."""
+    hand = engine.hand
+    assert hand is not None
+    pos, level = hand.positions, hand.level
+    dealt = list(hand.dealt_in)
+    order = street_order(dealt, button=pos.button, big_blind_seat=pos.big_blind, preflop=True)
+    first = min((script.allin, script.caller), key=order.index)
+    decisions = []
+    for seat in order:
+        if seat == first:
+            decisions.append(Decision(seat, "allin"))
+        elif seat in (script.allin, script.caller):
+            decisions.append(Decision(seat, "call"))
+        else:
+            decisions.append(Decision(seat, "fold"))
+    loser = script.caller if script.winner == script.allin else script.allin
+    deck = [c for c in FULL_DECK if c not in ("As", "Ah", "7c", "2d", "3s", "8h", "9d", "Tc", "Kh")]
+    hole = {s: [deck.pop(), deck.pop()] for s in dealt}
+    hole[script.winner] = ["As", "Ah"]
+    hole[loser] = ["7c", "2d"]
+    return HandPlan(
+        dealt_in=dealt,
+        button=pos.button,
+        small_blind_seat=pos.small_blind,
+        big_blind_seat=pos.big_blind,
+        blinds=(level.small_blind, level.big_blind, level.ante),
+        stacks={s: engine.seats[s].stack for s in dealt},
+        hole=hole,
+        board=["3s", "8h", "9d", "Tc", "Kh"],
+        burns=[deck.pop(), deck.pop(), deck.pop()],
+        streets=[decisions],
+        bb_ante=level.bb_ante,
+    )
+
+
 @dataclasses.dataclass
 class TableRig:
     """One table: its engine, its dealer, the rest of the hand in progress."""
@@ -90,6 +138,7 @@ class TableRig:
     dealer: TableDealer
     rng: random.Random
     pending: list[Event] = dataclasses.field(default_factory=list)
+    script: Script | None = None  # the next hand, dealt to order
     clock: float = 0.0  # the table's own trace time
     offset: float = 0.0  # pending events' time shift onto the table clock
 
@@ -217,7 +266,12 @@ class PureRoom:
                     if engine.hand is None or engine.hand_number == before:
                         rig.clock = until
                         return
-                    rig.pending = rest_of_hand(engine, rig.dealer, rig.rng)
+                    if rig.script is not None:
+                        rig.pending = rig.dealer.play(scripted_plan(engine, rig.script))[1:]
+                        rig.dealer.events.clear()
+                        rig.script = None
+                    else:
+                        rig.pending = rest_of_hand(engine, rig.dealer, rig.rng)
                 else:  # the first card lifted starts the hand (casinos-austria)
                     lifted = first_card(engine, rig.rng)
                     if lifted is None:

@@ -407,6 +407,13 @@ class Tournament:
             if pid is None or pid != cmd.args.get("_player"):
                 return
             player = self.players[pid]
+            if cmd.args.get("_forfeit") and player.status == SEATED:
+                del table.seats[seat]
+                self.removed_chips += player.stack
+                self.note("forfeit", f"{player.stack} chips of {player.name} out of play", "8-B")
+                player.table, player.seat, player.stack = None, None, 0
+                self._reentry(player)
+                return
             if player.status == SEATED and (player.table, player.seat) == (table.id, seat):
                 return
             del table.seats[seat]
@@ -453,19 +460,25 @@ class Tournament:
         if player.status == DISQUALIFIED:
             raise FloorError(f"{player.name} is disqualified")
         if player.status == SEATED and player.table is not None and player.seat is not None:
-            self.removed_chips += player.stack
+            # 8-B: the chips leave play when the table unseats the player (after a hand in
+            # progress); the new entry is seated then.
             self.note(
                 "forfeit",
-                f"{player.name} forfeits {player.stack} chips to re-enter: removed from play",
+                f"{player.name} re-enters: the chips left are removed from play once the "
+                f"table unseats him",
                 "8-B",
             )
-            self.send(player.table, "unseat", seat=player.seat, _player=pid)
+            self.send(player.table, "unseat", seat=player.seat, _player=pid, _forfeit=True)
+            return
+        self._reentry(player)
+
+    def _reentry(self, player: Player) -> None:
         player.entries += 1
         player.status = REGISTERED
         player.place = None
         player.out_hand = None
         player.out_confirmed = False
-        self._close_proposal(f"out:{pid}", "done")
+        self._close_proposal(f"out:{player.id}", "done")
         self.note("reentry", f"{player.name} re-enters (entry {player.entries})", "8-A")
         if self.seated:
             self._seat_late(player)
