@@ -94,8 +94,24 @@ class Script:
     winner: int
 
 
-def scripted_plan(engine: Engine, script: Script) -> HandPlan:
-    """The plan of the hand the engine has just started, as `script` says."""
+SPECIAL = ("As", "Ah", "7c", "2d", "3s", "8h", "9d", "Tc", "Kh")
+
+
+def lift_card(script: Script, seat: int, rng: random.Random) -> str:
+    """The card a scripted hand's first card is (under a house whose hand starts so)."""
+    loser = script.caller if script.winner == script.allin else script.allin
+    if seat == script.winner:
+        return "As"
+    if seat == loser:
+        return "7c"
+    return rng.choice([c for c in FULL_DECK if c not in SPECIAL])
+
+
+def scripted_plan(
+    engine: Engine, script: Script, lifted: tuple[int, str] | None = None
+) -> HandPlan:
+    """The plan of the hand the engine has just started, as `script` says (`lifted`: the
+    card already dealt that started it)."""
     hand = engine.hand
     assert hand is not None
     pos, level = hand.positions, hand.level
@@ -111,10 +127,12 @@ def scripted_plan(engine: Engine, script: Script) -> HandPlan:
         else:
             decisions.append(Decision(seat, "fold"))
     loser = script.caller if script.winner == script.allin else script.allin
-    deck = [c for c in FULL_DECK if c not in ("As", "Ah", "7c", "2d", "3s", "8h", "9d", "Tc", "Kh")]
+    deck = [c for c in FULL_DECK if c not in SPECIAL and (lifted is None or c != lifted[1])]
     hole = {s: [deck.pop(), deck.pop()] for s in dealt}
     hole[script.winner] = ["As", "Ah"]
     hole[loser] = ["7c", "2d"]
+    if lifted is not None and lifted[0] not in (script.winner, loser):
+        hole[lifted[0]][0] = lifted[1]
     return HandPlan(
         dealt_in=dealt,
         button=pos.button,
@@ -278,6 +296,8 @@ class PureRoom:
                         rig.clock = until
                         return
                     seat, card = lifted
+                    if rig.script is not None:
+                        card = lift_card(rig.script, seat, rig.rng)
                     self.play_event(name, TagIn(round(rig.clock, 6), f"seat{seat}", card=card))
                     if engine.hand is None or engine.hand_number == before:
                         for e in (
@@ -288,7 +308,21 @@ class PureRoom:
                             self.play_event(name, e)
                         rig.clock = until
                         return
-                    rig.pending = rest_of_hand(engine, rig.dealer, rig.rng, lifted)
+                    if rig.script is not None:
+                        plan = scripted_plan(engine, rig.script, (seat, card))
+                        rig.pending = [
+                            e
+                            for e in rig.dealer.play(plan)[1:]
+                            if not (
+                                isinstance(e, TagIn)
+                                and e.card == card
+                                and e.antenna == f"seat{seat}"
+                            )
+                        ]
+                        rig.dealer.events.clear()
+                        rig.script = None
+                    else:
+                        rig.pending = rest_of_hand(engine, rig.dealer, rig.rng, (seat, card))
                 if rig.pending:
                     rig.offset = rig.clock - rig.pending[0].t + 0.1
                 self.hands += 1

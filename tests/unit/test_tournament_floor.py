@@ -393,7 +393,7 @@ def test_rule_11D_a_short_table_holds_until_a_player_is_moved_to_it(tmp_path: Pa
     seated_once(room)
 
 
-def test_a_move_with_the_wrong_chip_count_waits_for_the_floor(tmp_path: Path) -> None:
+def test_rule_1_a_move_with_the_wrong_chip_count_waits_for_the_floor(tmp_path: Path) -> None:
     s = basic(tmp_path, players=12, tables=2, seats=6, stack=5000, payout="percent = [100]")
     room = PureRoom(s, seed=8, auto_floor=False)
     room.floor("start")
@@ -435,3 +435,56 @@ def test_the_leaderboard_never_names_a_card(record: Record) -> None:
     t = record.room.tournament
     text = json.dumps([t.leaderboard(), t.results(), t.summary(), [e.public() for e in t.log]])
     assert not re.search(r"(?<![0-9A-Za-z])[23456789TJQKA][cdhs](?![0-9A-Za-z])", text)
+
+
+@pytest.mark.parametrize(
+    ("profile", "rule"),
+    [
+        ("tda-2019", "71-D"),
+        ("venezia", "Venezia art. 44"),
+        ("casinos-austria", "Casinos Austria art. 45"),
+    ],
+)
+def test_rule_71D_and_venezia_art_44_and_casinos_austria_art_45_disqualified_chips_leave_play(
+    tmp_path: Path, profile: str, rule: str
+) -> None:
+    room = two_small_tables(tmp_path, profile=profile)
+    t = room.tournament
+    pid = t.tables["t02"].seats[min(t.tables["t02"].seats)]
+    room.run(limit=200, until=lambda r: r.tables["t02"].engine.hand is None)
+    chips = t.players[pid].stack
+    room.floor("disqualify", player_id=pid, by="Anna")
+    room.run(limit=200, until=lambda r: not r.tournament._by_id)
+    assert t.players[pid].status == "disqualified" and t.removed_chips == chips
+    assert all(s.player != t.players[pid].name for s in room.tables["t02"].engine.seats.values())
+    assert t.log[0].rule == rule or any(e.rule == rule for e in t.log)
+    room.run(limit=300, until=lambda r: chips_kept(r, 6 * 5000))
+
+
+def test_casinos_austria_art_19_reentry_after_a_player_is_out(tmp_path: Path) -> None:
+    s = basic(
+        tmp_path,
+        players=6,
+        tables=2,
+        seats=3,
+        profile="casinos-austria",
+        stack=5000,
+        extra="late_registration_levels = 3\nreentries = 1",
+    )
+    room = PureRoom(s, seed=1, auto_floor=False, profile="casinos-austria")
+    room.floor("start")
+    room.run(limit=120)
+    pid, _c = script_bust(room, "t01")
+    room.run(limit=300, until=lambda r: bool(out_now(r)))
+    with pytest.raises(FloorError, match="confirm"):
+        room.floor("reenter", player_id=pid)
+    [proposal] = out_now(room)
+    room.floor("confirm", proposal=proposal.id, by="Anna")
+    room.run(limit=60, until=lambda r: not r.tournament._by_id)
+    room.floor("reenter", player_id=pid, by="Anna")
+    player = room.tournament.players[pid]
+    assert (player.entries, player.status, player.stack, player.place) == (2, "seated", 5000, None)
+    room.run(limit=60, until=lambda r: not r.tournament._by_id)
+    seat = room.tables[player.table or ""].engine.seats[player.seat or 0]
+    assert (seat.player, seat.stack) == (player.name, 5000)
+    assert room.tournament.summary()["prize_pool"] == 7 * 100

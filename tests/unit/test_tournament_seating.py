@@ -6,10 +6,12 @@ from __future__ import annotations
 
 import random
 from collections import Counter
+from pathlib import Path
 
 import pytest
 
 from controller.engine.positions import Positions
+from controller.errors import ConfigError
 from room.tournament import seating
 from room.tournament.house import CASINOS_AUSTRIA, TDA_2019, VENEZIA, final_table_size
 from room.tournament.seating import TableSeats
@@ -221,3 +223,29 @@ def test_rule_8A_late_seats_come_from_the_tables_with_the_fewest_players(house: 
     fewest = min(t.count for t in tables if t.empty())
     pool = [(t.table, s) for t in tables if t.count == fewest for s in t.empty()]
     assert {t for t, _s in pool} == {"t02"}
+
+
+@pytest.mark.parametrize("house", [VENEZIA, CASINOS_AUSTRIA], ids=lambda h: h.name)
+def test_venezia_art_3_and_venezia_art_4_and_casinos_austria_art_35_closed_table_random_draw(
+    house: object,
+) -> None:
+    tables = tables_of({"t01": 7, "t02": 6})
+    draw = seating.draw_seats(
+        ["x", "y", "z"],
+        tables,
+        house,
+        random.Random(3),
+        two_step=True,
+        rule="r",  # type: ignore[arg-type]
+    )
+    assert draw.cards == {}  # one random draw: their texts ask for no 2-step process
+    assert Counter(t for t, _s in draw.seats.values()) == {"t02": 2, "t01": 1}
+
+
+def test_venezia_art_6_the_final_table_has_seven_to_ten_players(tmp_path: Path) -> None:
+    from tests.tournament_rig import basic
+
+    s = basic(tmp_path, players=4, profile="venezia", extra="final_table_size = 10")
+    assert s.final_table_size == 10
+    with pytest.raises(ConfigError, match=r"art\. 6: a final table of 7, 8, 9 or 10"):
+        basic(tmp_path, players=4, profile="venezia", extra="final_table_size = 6")
