@@ -487,9 +487,17 @@ def build_parser() -> argparse.ArgumentParser:
         help="play a whole tournament from this file on the tables, the room running it "
         "(docs/tournament.md)",
     )
-    p.add_argument("--floor", choices=["auto", "manual"], default="auto", help=argparse.SUPPRESS)
-    p.add_argument("--floor-delay", type=float, default=1.0, help=argparse.SUPPRESS)
-    p.add_argument("--room-port", type=int, default=None, help=argparse.SUPPRESS)
+    p.add_argument(
+        "--floor",
+        choices=["auto", "manual"],
+        default="auto",
+        help="with --tournament: a simulated floor confirms what the room proposes (auto), "
+        "or you do, on the floor page (manual)",
+    )
+    p.add_argument(
+        "--floor-delay", type=float, default=1.0, help="seconds the simulated floor takes"
+    )
+    p.add_argument("--room-port", type=int, default=None, help="the room server's HTTP port")
     p.set_defaults(func=cmd_sim)
 
     p = sub.add_parser("tv", help="the TV production service: overlay pages, secure delay, feed")

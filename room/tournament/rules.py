@@ -183,7 +183,7 @@ def markdown() -> str:
     """The table of docs/tournament.md, *The rules and where they are carried out*."""
     rows = ["| Rule | What the room does | Where |", "|---|---|---|"]
     for r in RULES:
-        where = ", ".join(f"`{w.split('.')[-1] if ':' not in w else w.split(':')[1]}`" for w in r.where)
+        where = ", ".join(f"`{w.partition(':')[2] or w}`" for w in r.where)
         rows.append(f"| {r.rule} | {r.title} | {where} |")
     return "\n".join(rows) + "\n"
 

@@ -300,7 +300,21 @@ class TournamentService:
             elif name == "players":
                 value = [{**p.public(), "prize": core.prize(p)} for p in core.players.values()]
             elif name == "tables":
-                value = [t.public() for t in core.tables.values()]
+                value = [
+                    {
+                        **t.public(),
+                        "players_at": {
+                            str(seat): {
+                                "id": pid,
+                                "name": core.players[pid].name,
+                                "chips": core.players[pid].stack,
+                                "status": core.players[pid].status,
+                            }
+                            for seat, pid in sorted(t.seats.items())
+                        },
+                    }
+                    for t in core.tables.values()
+                ]
             elif name == "proposals":
                 value = [p.public() for p in sorted(core.proposals.values(), key=lambda p: -p.id)]
             elif name == "ops":

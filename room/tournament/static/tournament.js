@@ -150,7 +150,8 @@
     const open = props.filter((p) => p.status === "open");
     $("#proposals").innerHTML = open.map(proposal).join("") || '<p class="none">nothing to confirm</p>';
     $("#tables").innerHTML = tables.filter((t) => t.active || t.players).map((t) => {
-      const seats = Object.entries(t.seats).map(([seat, pid]) => `<span class="seat">${seat}·${esc(pid)}</span>`).join(" ");
+      const seats = Object.entries(t.players_at || {}).map(([seat, p]) =>
+        `<span class="seat${p.status === "seated" ? "" : " out"}">${seat} ${esc(p.name)} ${n(p.chips)}</span>`).join("");
       const held = t.held ? `<span class="held">held: ${esc(t.held_for.join(", ") || "room")}</span>` : "";
       return `<div class="table-card${t.active ? "" : " closed"}" data-table="${esc(t.table)}"><b>${esc(t.table)}</b> ` +
         `${t.players} players · hand ${t.hand === null ? "–" : t.hand} ${held}<div class="seats">${seats}</div></div>`;
@@ -170,7 +171,10 @@
     w.name.value = localStorage.getItem("monitor.name") || "";
     w.token.value = localStorage.getItem("monitor.token") || "";
     w.name.addEventListener("change", () => localStorage.setItem("monitor.name", w.name.value));
-    w.token.addEventListener("change", () => localStorage.setItem("monitor.token", w.token.value));
+    w.token.addEventListener("change", () => {
+      localStorage.setItem("monitor.token", w.token.value);
+      w.error.textContent = "";
+    });
     document.addEventListener("click", (ev) => {
       const b = ev.target.closest("button");
       if (!b) return;
