@@ -153,10 +153,11 @@ class SimTournament:
                 f"{self.file}: tables {missing} are not simulated tables ({', '.join(ids)}): "
                 f"name them so in [tournament] tables, or give --tables"
             )
-        if self.config.table.seats < self.structure.seats_per_table:
+        wanted = max(self.structure.seats_per_table, self.structure.final_table_size)
+        if self.config.table.seats < wanted:
             raise TableError(
-                f"the simulated table has {self.config.table.seats} seats; the event wants "
-                f"{self.structure.seats_per_table}"
+                f"the simulated tables have {self.config.table.seats} seats; the event wants "
+                f"{wanted} (its tables, or its final table): give a --config with seats = {wanted}"
             )
         for index in range(count):
             journal = Path(tempfile.mkdtemp(prefix="tablectl-sim-", dir=self.workdir)) / "t.journal"
