@@ -142,7 +142,7 @@ class TournamentService:
         if self.ingest is not None:
             self.ingest.listeners.append(self._on_batch)
         with self.lock:
-            pending = list(self.core._by_id.values())
+            pending = self.core.pending()
         self._dispatch(pending)  # after a restart: the same ids again (applied once)
         self.thread.start()
 
@@ -213,7 +213,7 @@ class TournamentService:
                 return False
             self._last_state[fact["table"]] = key
         elif fact["kind"] == "reply":
-            return str(fact.get("id")) in self.core._by_id
+            return self.core.expects(str(fact.get("id")))
         return True
 
     def submit_facts(self, found: list[dict[str, Any]]) -> None:
@@ -303,6 +303,9 @@ class TournamentService:
                 value = [
                     {
                         **t.public(),
+                        "players": sum(
+                            1 for pid in t.seats.values() if core.players[pid].status == "seated"
+                        ),
                         "players_at": {
                             str(seat): {
                                 "id": pid,

@@ -160,6 +160,14 @@ class Tournament:
             self.ops[op].sent.add(cmd.id)
         return cmd
 
+    def pending(self) -> list[Command]:
+        """Commands sent and not answered yet (sent again after a restart: same ids)."""
+        return list(self._by_id.values())
+
+    def expects(self, request_id: str) -> bool:
+        """Whether a reply with this id answers a command the tournament waits for."""
+        return request_id in self._by_id
+
     @property
     def in_play(self) -> list[Player]:
         return [p for p in self.players.values() if p.in_play]

@@ -454,7 +454,7 @@ def test_rule_71D_and_venezia_art_44_and_casinos_austria_art_45_disqualified_chi
     room.run(limit=200, until=lambda r: r.tables["t02"].engine.hand is None)
     chips = t.players[pid].stack
     room.floor("disqualify", player_id=pid, by="Anna")
-    room.run(limit=200, until=lambda r: not r.tournament._by_id)
+    room.run(limit=200, until=lambda r: not r.tournament.pending())
     assert t.players[pid].status == "disqualified" and t.removed_chips == chips
     assert all(s.player != t.players[pid].name for s in room.tables["t02"].engine.seats.values())
     assert t.log[0].rule == rule or any(e.rule == rule for e in t.log)
@@ -480,11 +480,11 @@ def test_casinos_austria_art_19_reentry_after_a_player_is_out(tmp_path: Path) ->
         room.floor("reenter", player_id=pid)
     [proposal] = out_now(room)
     room.floor("confirm", proposal=proposal.id, by="Anna")
-    room.run(limit=60, until=lambda r: not r.tournament._by_id)
+    room.run(limit=60, until=lambda r: not r.tournament.pending())
     room.floor("reenter", player_id=pid, by="Anna")
     player = room.tournament.players[pid]
     assert (player.entries, player.status, player.stack, player.place) == (2, "seated", 5000, None)
-    room.run(limit=60, until=lambda r: not r.tournament._by_id)
+    room.run(limit=60, until=lambda r: not r.tournament.pending())
     seat = room.tables[player.table or ""].engine.seats[player.seat or 0]
     assert (seat.player, seat.stack) == (player.name, 5000)
     assert room.tournament.summary()["prize_pool"] == 7 * 100
