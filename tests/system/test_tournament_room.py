@@ -147,3 +147,39 @@ def snapshot(live: LiveRoom) -> dict[str, Any]:
         "summary": live.get("/api/tournament"),
         "board": live.get("/api/tournament/leaderboard"),
     }
+
+
+def test_rule_RP8_hand_for_hand_through_the_broker(tmp_path: Path, mosquitto: Mosquitto) -> None:
+    # The mini event with hand-for-hand three players from the money: seven players left on
+    # two tables, on until the final table (one table: hand-for-hand ends by itself).
+    event = tmp_path / "bubble.toml"
+    event.write_text(
+        MINI.read_text(encoding="utf-8").replace(
+            'final_table = "t01"', 'final_table = "t01"\nhand_for_hand_at = 3'
+        ),
+        encoding="utf-8",
+    )
+    live = LiveRoom(tmp_path, mosquitto, event, tables=2, time_scale=30.0, seed=2)
+    try:
+        live.start()
+        live.act("/api/tournament/start")
+        live.wait(lambda: live.get("/api/tournament")["finished"], 480)
+        log = live.get("/api/tournament/log")
+        on = [e for e in log if e["kind"] == "hand_for_hand"]
+        assert len(on) == 2 and all(e["rule"] == "RP-8" for e in on)
+        assert live.server is not None
+        store = live.server.store
+        for table in ("t01", "t02"):
+            holds = [
+                json.loads(r["payload"])
+                for r in store.events_of_type(table, "room_hold", limit=500)
+            ]
+            assert any(h["rule"] == "RP-8" and h["hand"] is None for h in holds), table
+        released = [
+            json.loads(r["payload"])
+            for t in ("t01", "t02")
+            for r in store.events_of_type(t, "room_release", limit=500)
+        ]
+        assert any(r["hand_for_hand"] is False for r in released)  # ended
+    finally:
+        live.stop()
