@@ -74,6 +74,7 @@ class Table:
     level_asked: int = 0
     seq: int = 0  # the highest event seq taken (a state older than it is stale)
     seen: set[int] = field(default_factory=set)  # event seqs taken (copies are dropped)
+    floor: int = 0  # events up to this seq were before the tournament: not its facts
     waiting: list[Command] = field(default_factory=list)  # sent again after the hand
 
     @property

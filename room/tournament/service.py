@@ -24,7 +24,7 @@ from room.tournament import facts
 from room.tournament.journal import TournamentJournal
 from room.tournament.model import Command
 from room.tournament.structure import Structure, TournamentSettings, load_structure
-from room.tournament.tournament import FloorError, Tournament
+from room.tournament.tournament import FACT_TYPES, FloorError, Tournament
 
 log = logging.getLogger("tablectl.room.tournament")
 
@@ -110,6 +110,7 @@ class TournamentService:
                 "seed": seed,
                 "file": str(settings.file),
                 "structure": text,
+                "seqs": self._stored_seqs(),  # the tables' history before the event
             }
         self.header = header
         self.structure: Structure = load_structure(Path(header["file"]), header["structure"])
@@ -122,6 +123,7 @@ class TournamentService:
                 settings.file,
             )
         self.core = Tournament(self.structure, int(header["seed"]))
+        self.core.begin_after({str(k): int(v) for k, v in (header.get("seqs") or {}).items()})
         for record in records:  # replayed: the commands they gave were sent then
             try:
                 self.core.apply(record)
@@ -137,10 +139,49 @@ class TournamentService:
 
     # ------------------------------------------------------------------ life
 
+    def _stored_seqs(self) -> dict[str, int]:
+        """Each table's highest stored event seq (the room's database)."""
+        if self.ingest is None:
+            return {}
+        self.ingest.store.migrate()
+        rows = self.ingest.store.query(
+            "SELECT table_id, MAX(seq) AS seq FROM events WHERE room = ? GROUP BY table_id",
+            (self.ingest.config.name,),
+        )
+        return {str(r["table_id"]): int(r["seq"]) for r in rows}
+
+    def catch_up(self) -> int:
+        """The facts the room stored while the tournament did not take them (it was down, or
+        stopping as a batch committed): from the database, after each table's last one."""
+        if self.ingest is None:
+            return 0
+        store, room = self.ingest.store, self.ingest.config.name
+        found: list[tuple[float, int, dict[str, Any]]] = []
+        kinds = sorted(FACT_TYPES)
+        marks = ", ".join("?" for _ in kinds)
+        with self.lock:
+            after = {name: t.seq for name, t in self.core.tables.items()}
+        for name, seq in after.items():
+            rows = store.query(
+                f"SELECT seq, received_at, payload FROM events WHERE room = ? AND table_id = ? "
+                f"AND seq > ? AND type IN ({marks}) ORDER BY seq",
+                (room, name, seq, *kinds),
+            )
+            for row in rows:
+                fact = facts.from_event(name, json.loads(row["payload"]), self.now())
+                if fact is not None:
+                    found.append((float(row["received_at"]), int(row["seq"]), fact))
+        found.sort(key=lambda f: (f[0], f[1]))
+        if found:
+            self.submit_facts([f for _r, _s, f in found])
+            log.info("tournament: %d facts taken from the room's database", len(found))
+        return len(found)
+
     def start(self) -> None:
         """Take the tables' facts, run the clock, send what is still unanswered."""
         if self.ingest is not None:
             self.ingest.listeners.append(self._on_batch)
+        self.catch_up()
         with self.lock:
             pending = self.core.pending()
         self._dispatch(pending)  # after a restart: the same ids again (applied once)
@@ -218,6 +259,8 @@ class TournamentService:
 
     def submit_facts(self, found: list[dict[str, Any]]) -> None:
         """The tables' facts, applied and journaled in order."""
+        if self.stopping.is_set():
+            return  # the journal is closing: taken from the database at the next start
         with self.lock:
             taken: list[dict[str, Any]] = []
             out: list[Command] = []

@@ -160,6 +160,13 @@ class Tournament:
             self.ops[op].sent.add(cmd.id)
         return cmd
 
+    def begin_after(self, seqs: dict[str, int]) -> None:
+        """The tables' events up to these seqs came before the tournament: never its facts."""
+        for name, seq in seqs.items():
+            table = self.tables.get(name)
+            if table is not None:
+                table.floor = table.seq = max(table.floor, int(seq))
+
     def pending(self) -> list[Command]:
         """Commands sent and not answered yet (sent again after a restart: same ids)."""
         return list(self._by_id.values())
@@ -233,7 +240,7 @@ class Tournament:
             return
         seq = inp.get("seq")
         if isinstance(seq, int):
-            if seq in table.seen:
+            if seq <= table.floor or seq in table.seen:
                 return  # taken already (a copy sent again)
             table.seen.add(seq)
             if len(table.seen) > 4096:

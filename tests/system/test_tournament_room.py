@@ -183,3 +183,39 @@ def test_rule_RP8_hand_for_hand_through_the_broker(tmp_path: Path, mosquitto: Mo
         assert any(r["hand_for_hand"] is False for r in released)  # ended
     finally:
         live.stop()
+
+
+def test_the_tournament_catches_up_from_the_room_database(live: LiveRoom) -> None:
+    from room.tournament.service import TournamentService
+
+    live.start()
+    live.act("/api/tournament/start")
+    live.wait(lambda: all(d.engine.hand_number >= 3 for d in live.daemons), 180)
+    assert live.server is not None and live.server.tournament is not None
+    old = live.server.tournament
+    settings = old.settings
+    old.stop()  # the tournament stops; the room goes on storing every table's events
+    hands = {d.config.table.id: d.engine.hand_number for d in live.daemons}
+    live.wait(
+        lambda: all(d.engine.hand_number >= hands[d.config.table.id] + 2 for d in live.daemons),
+        180,
+        confirm=False,
+    )
+    new = TournamentService(settings, live.server.ingest)
+    try:
+        new.start()  # its journal, then the facts stored meanwhile
+        for d in live.daemons:
+            table = new.core.tables[d.config.table.id]
+            done = d.engine.hand_number - (1 if d.engine.hand is not None else 0)
+            assert table.last_hand >= min(done, hands[d.config.table.id] + 1)
+        stacks = {
+            s.player: s.stack
+            for d in live.daemons
+            if d.engine.hand is None
+            for s in d.engine.seats.values()
+            if s.player
+        }
+        counted = {p.name: p.stack for p in new.core.players.values() if p.name in stacks}
+        assert counted == stacks
+    finally:
+        new.stop()

@@ -173,3 +173,15 @@ def test_rule_RP8_hand_for_hand_survives_a_checkpoint() -> None:
     assert fresh.hand_for_hand is True and fresh.holds == {"room": "hand for hand"}
     command(t, "release", hand_for_hand=False)
     assert "hand_for_hand" not in checkpoint(t.engine)  # off: the checkpoint reads as before
+
+
+def test_rule_RP8F_ending_hand_for_hand_lets_a_hand_kept_face_down_go_on() -> None:
+    t = heads_up()
+    command(t, "hold", hand_for_hand=True)
+    command(t, "release")
+    heads_up_all_in(t)
+    assert t.events("hands_face_down") and not t.events("hands_tabled")
+    command(t, "hold", reason="break", hand_for_hand=False)  # ended while it waits
+    assert t.events("hands_tabled")[0]["rule"] == "16"
+    t.board("2c", "7d", "Th", burn="3c")
+    assert not [a for a in t.alerts() if a["type"] == "card_before_instruction"]

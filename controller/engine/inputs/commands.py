@@ -91,11 +91,14 @@ def _hold(table: Table, cmd: Command) -> str | None:
     `hand_for_hand` starts (or ends) RP-8: held again after every hand the room releases,
     and an all-in and call kept face down (RP-8 F), from the hand in progress on."""
     mode = cmd.args.get("hand_for_hand")
+    betting = table.betting
     if mode is not None:
         table.hand_for_hand = bool(mode)
-        betting = table.betting
-        if betting is not None and not betting.tabled and betting.face_down != "said":
-            betting.face_down = "wait" if mode else ""
+    if mode and betting is not None and not betting.tabled and betting.face_down != "said":
+        betting.face_down = "wait"
+    elif mode is not None and not mode and betting is not None:
+        betting.instruct()  # hand-for-hand is over: a hand kept face down goes on
+        betting.face_down = ""
     reason = str(cmd.args.get("reason", "held by the room"))
     table.holds[ROOM_HOLD] = reason
     rule = "RP-8" if table.hand_for_hand else None
