@@ -447,6 +447,8 @@ class Tournament:
         if pid in self.players:
             raise FloorError(f"player id {pid!r} is registered already (re-entry: reenter)")
         if not self.late_open():
+            if not self.s.late_registration_levels:
+                raise FloorError("this event has no late registration (late_registration_levels)")
             raise FloorError(
                 f"late registration closed at the end of level {self.s.late_registration_levels}"
                 f" ({self.rules.late_rule})"
