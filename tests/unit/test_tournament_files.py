@@ -4,11 +4,12 @@ tournament (the real application, in this process, no broker)."""
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
-from fastapi.testclient import TestClient
 
 from controller.errors import ConfigError
 from room.api import RoomContext, create_app
@@ -18,9 +19,14 @@ from room.tournament.router import install
 from room.tournament.service import TournamentService
 from room.tournament.structure import TournamentSettings, load_structure
 
-# The application is driven by Starlette's test client (no port, no thread), whose use of
-# httpx this Starlette version announces as deprecated.
-pytestmark = pytest.mark.filterwarnings("ignore:Using `httpx` with `starlette.testclient`")
+
+def _client(application: Any) -> Any:
+    """Starlette's test client (no port, no thread); its use of httpx this Starlette version
+    announces as deprecated when the module is imported."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        from fastapi.testclient import TestClient
+    return TestClient(application)
 
 GOOD = """[tournament]
 name = "Test"
@@ -142,7 +148,7 @@ TOKEN = "floor-token-0123456789"
 
 
 @pytest.fixture
-def app(tmp_path: Path) -> Iterator[tuple[TestClient, TournamentService]]:
+def app(tmp_path: Path) -> Iterator[tuple[Any, TournamentService]]:
     (tmp_path / "token").write_text(TOKEN)
     (tmp_path / "token").chmod(0o600)
     write(tmp_path, GOOD)
@@ -160,14 +166,14 @@ def app(tmp_path: Path) -> Iterator[tuple[TestClient, TournamentService]]:
     application = create_app(RoomContext(config, store))
     install(application, service)
     service.start()
-    with TestClient(application) as client:
+    with _client(application) as client:
         yield client, service
     service.stop()
     store.close()
 
 
 def test_the_api_reads_openly_and_the_floor_needs_the_token(
-    app: tuple[TestClient, TournamentService],
+    app: tuple[Any, TournamentService],
 ) -> None:
     client, service = app
     summary = client.get("/api/tournament")
@@ -210,7 +216,7 @@ def test_without_a_tournament_the_pages_say_so_and_the_api_is_404(tmp_path: Path
     store = open_store(config.database, config.name)
     application = create_app(RoomContext(config, store))
     install(application, None)
-    with TestClient(application) as client:
+    with _client(application) as client:
         assert client.get("/api/tournament").status_code == 404
         page = client.get("/tournament/floor")
         assert page.status_code == 200 and "no tournament on this room server" in page.text
