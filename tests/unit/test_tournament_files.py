@@ -4,6 +4,7 @@ tournament (the real application, in this process, no broker)."""
 
 from __future__ import annotations
 
+import contextlib
 import warnings
 from collections.abc import Iterator
 from pathlib import Path
@@ -20,13 +21,17 @@ from room.tournament.service import TournamentService
 from room.tournament.structure import TournamentSettings, load_structure
 
 
-def _client(application: Any) -> Any:
-    """Starlette's test client (no port, no thread); its use of httpx this Starlette version
-    announces as deprecated when the module is imported."""
+@contextlib.contextmanager
+def _client(application: Any) -> Iterator[Any]:
+    """Starlette's test client (no port, no thread) on the application; this Starlette
+    version announces its use of httpx as deprecated, which is not this test's business."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", DeprecationWarning)
         from fastapi.testclient import TestClient
-    return TestClient(application)
+
+        with TestClient(application) as client:
+            yield client
+
 
 GOOD = """[tournament]
 name = "Test"
