@@ -26,7 +26,7 @@ def _client(application: Any) -> Iterator[Any]:
     """Starlette's test client (no port, no thread) on the application; this Starlette
     version announces its use of httpx as deprecated, which is not this test's business."""
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore", DeprecationWarning)
+        warnings.filterwarnings("ignore", message="Using `httpx` with `starlette.testclient`")
         from fastapi.testclient import TestClient
 
         with TestClient(application) as client:
