@@ -7,6 +7,7 @@
 | `GET /preview/{table}` | the director's live page: the same graphics, cards face down |
 | `WS /feed/{table}` | the delayed frames as JSON (the overlay page draws these) |
 | `GET /feed/{table}.json` | the latest delayed frame (for graphics systems that poll) |
+| `GET /lower-third?room=URL` | the room's tournament chip counts, behind the delay |
 | `WS /preview/{table}/ws` | the live preview frames (no hole card, no equity) |
 | `GET /api/status` | tables, delay, messages received and held (no card) |
 | `POST /api/delay` | `{"seconds": D}` with `Authorization: Bearer <token>` |
@@ -130,6 +131,13 @@ def create_app(
     @app.get("/favicon.ico", include_in_schema=False)
     async def favicon() -> FileResponse:
         return FileResponse(STATIC / "favicon.svg", media_type="image/svg+xml")
+    @app.get("/lower-third", response_class=HTMLResponse)
+    async def lower_third() -> HTMLResponse:
+        """The chip counts of the room's tournament (docs/tournament.md, *On TV*)."""
+        first = next(iter(desk.tables), "")
+        text = (STATIC / "lower-third.html").read_text(encoding="utf-8")
+        text = text.replace("{{table}}", html.escape(first))
+        return HTMLResponse(text, headers={"Cache-Control": "no-store"})
 
     @app.get("/overlay/{table_id}", response_class=HTMLResponse)
     async def overlay(table_id: str) -> HTMLResponse:

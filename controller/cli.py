@@ -258,6 +258,10 @@ def cmd_sim(args: argparse.Namespace) -> int:
     from controller.localbroker import LocalBroker
     from controller.simtables import sim_journal, table_config
 
+    if args.tournament is not None:  # a whole tournament: room/tournament/sim.py
+        from room.tournament.sim import run_tournament_sim
+
+        return run_tournament_sim(lambda house: _config(args.config, args.profile or house), args)
     if args.tables > 1 and args.keep_journal:
         raise TableError("--keep-journal runs one table (the configured journal is one table's)")
     config = _config(args.config, args.profile)
@@ -736,6 +740,24 @@ def build_parser() -> argparse.ArgumentParser:
         default=False,
         help="also run the room server on the local broker and print its URL",
     )
+    p.add_argument(
+        "--tournament",
+        type=Path,
+        default=None,
+        help="play a whole tournament from this file on the tables, the room running it "
+        "(docs/tournament.md)",
+    )
+    p.add_argument(
+        "--floor",
+        choices=["auto", "manual"],
+        default="auto",
+        help="with --tournament: a simulated floor confirms what the room proposes (auto), "
+        "or you do, on the floor page (manual)",
+    )
+    p.add_argument(
+        "--floor-delay", type=float, default=1.0, help="seconds the simulated floor takes"
+    )
+    p.add_argument("--room-port", type=int, default=None, help="the room server's HTTP port")
     p.set_defaults(func=cmd_sim)
 
     p = sub.add_parser("tv", help="the TV production service: overlay pages, secure delay, feed")

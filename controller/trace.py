@@ -65,6 +65,8 @@ COMMAND_NAMES = frozenset(
         "away",
         "staff",
         "draw",
+        "hold",
+        "release",
     }
 )
 STAFF_ROLES = frozenset({"dealer", "floor"})
@@ -81,6 +83,8 @@ _COMMAND_FIELDS: dict[str, dict[str, type]] = {
     "away": {"seat": int},
     "staff": {"uid": str},
     "draw": {"purpose": str, "pick": int, "of": int},
+    "hold": {},
+    "release": {},
 }
 _COMMAND_OPTIONAL: dict[str, dict[str, type]] = {
     "level": {"level": int, "bb_ante": bool, "announced": float, "event_heads_up": bool},
@@ -89,6 +93,8 @@ _COMMAND_OPTIONAL: dict[str, dict[str, type]] = {
     "pause": {"reason": str},
     "penalty": {"hands": int, "rounds": int},
     "staff": {"person": str, "role": str, "remove": bool},
+    "hold": {"reason": str, "hand_for_hand": bool},
+    "release": {"hand_for_hand": bool},
 }
 # Every command may carry a request id; the engine answers it on `replies`.
 _COMMAND_COMMON: dict[str, type] = {"id": str}

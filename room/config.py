@@ -19,8 +19,9 @@ from controller.config import (
     _Where,
     read_sections,
 )
+from room.tournament.structure import TournamentSettings
 
-SECTIONS = ("room", "broker", "database", "http", "gaps", "stats", "monitor", "keys")
+SECTIONS = ("room", "broker", "database", "http", "gaps", "stats", "monitor", "keys", "tournament")
 
 
 @dataclass(frozen=True, slots=True)
@@ -121,6 +122,7 @@ class RoomConfig:
     stats: StatsConfig
     monitor: MonitorConfig = MonitorConfig()
     keys: KeysConfig = KeysConfig()
+    tournament: TournamentSettings | None = None  # [tournament]: docs/tournament.md
 
     @property
     def topic_filter(self) -> str:
@@ -283,6 +285,25 @@ def _keys(path: Path, data: dict[str, Any], base: Path) -> KeysConfig:
     return KeysConfig(directory=directory)
 
 
+def _tournament(path: Path, data: dict[str, Any], base: Path) -> TournamentSettings | None:
+    if "tournament" not in data:
+        return None
+    s = _Section(
+        _Where(path, "tournament"),
+        _sub(path, data, "tournament"),
+        ("file", "journal", "seed", "time_scale"),
+    )
+    file = _existing_file(s, "file", base)
+    if file is None:
+        raise s.error("file", "missing (required): the tournament file (docs/tournament.md)")
+    journal = _resolve(base, s.str_("journal") or f"{file.stem}.journal.jsonl")
+    seed = s.int_("seed", -1, lo=-1)
+    scale = s.float_("time_scale", 1.0)
+    if not 0 < scale <= 1000:
+        raise s.error("time_scale", f"must be in (0, 1000], got {scale:g}")
+    return TournamentSettings(file, journal, None if seed < 0 else seed, scale)
+
+
 def load_room_config(path: Path) -> RoomConfig:
     """Read and validate a room server's TOML file; ConfigError naming the file and key."""
     path = Path(path)
@@ -299,4 +320,5 @@ def load_room_config(path: Path) -> RoomConfig:
         stats=_stats(path, data),
         monitor=_monitor(path, data),
         keys=_keys(path, data, base),
+        tournament=_tournament(path, data, base),
     )

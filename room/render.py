@@ -12,7 +12,7 @@ from room.monitor import Banner, ago
 
 SUITS = {"s": ("♠", "black"), "h": ("♥", "red"), "d": ("♦", "red"), "c": ("♣", "black")}
 NONE = "-"
-NAV = (("/", "Room"), ("/alerts", "Alerts"), ("/dealers", "Dealers"))
+NAV = (("/", "Room"), ("/alerts", "Alerts"), ("/dealers", "Dealers"), ("/tournament", "Tournament"))
 
 
 def e(value: Any) -> str:

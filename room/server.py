@@ -12,6 +12,7 @@ from room.api import RoomContext, create_app
 from room.config import RoomConfig
 from room.ingest import Ingest
 from room.store import Store, open_store
+from room.tournament.router import attach as attach_tournament
 
 log = logging.getLogger("tablectl.room")
 
@@ -24,6 +25,7 @@ class RoomServer:
         self.store: Store = open_store(config.database, config.name)
         self.ingest = Ingest(config, self.store)
         self.app = create_app(RoomContext(config, self.store, self.ingest))
+        self.tournament = attach_tournament(self.app, config, self.ingest)  # docs/tournament.md
         self.port = config.http.port if port is None else port
         self._server = uvicorn.Server(
             uvicorn.Config(
@@ -56,6 +58,8 @@ class RoomServer:
         try:
             self._server.run()
         finally:
+            if self.tournament is not None:
+                self.tournament.stop()
             self.ingest.stop()
             self.store.close()
 
@@ -90,5 +94,7 @@ class RoomServer:
         self._server.should_exit = True
         if self._thread is not None:
             self._thread.join(timeout=10)
+        if self.tournament is not None:
+            self.tournament.stop()
         self.ingest.stop()
         self.store.close()

@@ -142,6 +142,9 @@ class HandBetting:
         self.phase = "posting"
         self.tabled = False
         self.shown: set[int] = set()
+        # RP-8 F, hand-for-hand: "" off; "wait" an all-in and call keeps the cards face
+        # down; "said": it happened (`hands_face_down`), the dealer waits for the floor.
+        self.face_down = ""
         self.river_aggressor: int | None = None
         self.last_aggressor: int | None = None  # the hand's last bet or raise, any street
         self.owed = self._forced_bets()
@@ -398,6 +401,15 @@ class HandBetting:
 
     def board_street(self, street: str) -> None:
         """The dealer turned a street's cards (flop, turn, river)."""
+        if self.face_down == "said":
+            self.emit.alert(
+                "card_before_instruction",
+                "warning",
+                f"{street} dealt before the floor's instruction: during hand-for-hand the "
+                "dealer waits once all-in and called (RP-8 F)",
+                street=street,
+                rule="RP-8F",
+            )
         index = STREETS.index(street)
         self.announced.add(index)  # its `board_dealt` is published, in turn or not
         if self.phase in ("posting", "betting"):
@@ -466,6 +478,11 @@ class HandBetting:
         with_chips = [s for s in self.live if self.seats[s].stack > 0]
         if len(with_chips) > 1 and not betting_over:
             return
+        if self.face_down:  # RP-8 F: during hand-for-hand the cards stay face down
+            if self.face_down == "wait":
+                self.face_down = "said"
+                self.emit.event("hands_face_down", seats=sorted(self.live), rule="RP-8F")
+            return
         self.tabled = True
         self.shown |= self.live
         self.emit.event(
@@ -474,6 +491,15 @@ class HandBetting:
             showdown={str(s): self.hole(s) for s in sorted(self.live)},
             rule="16",
         )
+
+    def instruct(self) -> bool:
+        """RP-8 F: the floor instructs the dealer; hands kept face down are tabled now (16).
+        False when no hand was waiting face down."""
+        if self.face_down != "said":
+            return False
+        self.face_down = ""
+        self._maybe_table(betting_over=True)
+        return True
 
     # ------------------------------------------------------------------ chips
 
@@ -747,7 +773,9 @@ class HandBetting:
         """The seat's cards reached the muck."""
         if seat not in self.live:
             return
-        if self.phase == "showdown" or (self.phase == "waiting" and self.tabled):
+        if self.phase == "showdown" or (
+            self.phase == "waiting" and (self.tabled or self.face_down == "said")
+        ):
             if self.tabled and seat in self.shown:
                 self.emit.alert(
                     "tabled_hand_mucked",
@@ -864,6 +892,8 @@ class HandBetting:
         self.round = None
         self.tabled = False
         self.shown = set()
+        if self.face_down == "said":
+            self.face_down = "wait"
         self.river_aggressor = None
         self.last_aggressor = None
         self._open_preflop()

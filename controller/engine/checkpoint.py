@@ -82,6 +82,8 @@ def checkpoint(engine: Engine) -> dict[str, Any]:
         "last_state": engine._last_state,
         "answered": [[request, *answer] for request, answer in engine.answered.items()],
     }
+    if engine.hand_for_hand:  # RP-8: only when on, so a checkpoint without it reads as before
+        state["hand_for_hand"] = True
     if engine.chip_spots.at:
         # Chips still read in bet zones or the pot (a chip counted once, inputs/chips.py):
         # only when there are some, so that a checkpoint without them reads as before.
@@ -152,6 +154,7 @@ def restore(engine: Engine, state: dict[str, Any]) -> None:
             (str(r), (str(n), bool(ok), None if e is None else str(e)))
             for r, n, ok, e in state.get("answered", [])  # absent before this version
         )
+        hand_for_hand = bool(state.get("hand_for_hand", False))  # absent: off
         last_state = state["last_state"]
         if last_state is not None and not isinstance(last_state, dict):
             raise CheckpointError("checkpoint last_state must be an object or null")
@@ -170,6 +173,7 @@ def restore(engine: Engine, state: dict[str, Any]) -> None:
         seat = engine.seats[n]
         seat.player, seat.stack, seat.new, seat.away = player, stack, new, away
     engine.holds = holds
+    engine.hand_for_hand = hand_for_hand
     engine.offline = offline
     engine.penalties = penalties
     engine.staff = staff

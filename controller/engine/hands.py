@@ -17,7 +17,7 @@ from controller.engine.positions import (
 )
 from controller.engine.procedures import fouled_deck_35e
 from controller.engine.state import Level
-from controller.engine.table import Table
+from controller.engine.table import ROOM_HOLD, Table
 
 
 def coming_button(table: Table) -> int | None:
@@ -141,6 +141,8 @@ def _open(table: Table, pos: Positions, dealt_in: list[int], trigger: str) -> Ha
         profile=table.profile,
         event_heads_up=level.event_heads_up,
     )
+    if table.hand_for_hand:
+        hand.betting.face_down = "wait"  # RP-8 F
     hand.dealing = HandDealing(table, hand, hand.betting, table.spec.game)
     return hand
 
@@ -231,6 +233,10 @@ def close_hand(table: Table, hand: Hand) -> None:
     )
     table.last_hand_cards = {c for cards in hand.hole.values() for c in cards} | set(hand.board)
     table.hand = None
+    if table.hand_for_hand and ROOM_HOLD not in table.holds:
+        # RP-8: hand-for-hand, every table holds after its hand until the room releases it.
+        table.holds[ROOM_HOLD] = "hand for hand"
+        table.event("room_hold", reason="hand for hand", hand_for_hand=True, rule="RP-8")
 
 
 def _count_penalties(table: Table, hand: Hand) -> None:

@@ -36,6 +36,8 @@ ANSWERED_KEPT = 1024
 #: Plain-words event fields: a card named there must be public, like in an alert's message.
 FREE_TEXT_FIELDS = ("reason", "expected", "got")
 FLOOR_AUTHORITY_SECONDS = 300.0  # a floor badge authorises rulings for five minutes
+#: The hold the room sets with `hold` and lifts with `release` (breaks, balancing, RP-8).
+ROOM_HOLD = "room"
 
 
 class Table:
@@ -79,6 +81,9 @@ class Table:
         self.floor: tuple[Staffer, float] | None = None  # the floor at the table, since t
         self.floor_called = False
         self.holds: dict[str, str] = {}  # why the table is held: device, pause, fouled deck
+        # RP-8: hand-for-hand, the table holds again after every hand the room releases, and
+        # an all-in and call keeps the cards face down until the floor instructs (RP-8 F).
+        self.hand_for_hand = False
         self.offline: set[str] = set()  # devices reported offline (journaled `device` events)
         self.penalties: dict[int, int] = {}  # seat -> hands still to miss (rule 71)
         self.rejected: str | None = None  # why the command being applied was refused

@@ -415,6 +415,22 @@ INDEX: tuple[Entry, ...] = (
         "as RP-5A",
     ),
     Entry(
+        "RP-8",
+        "Hand-for-hand: the room holds every table after its hand and releases the next one "
+        "(the room's `hold`/`release`; the tournament's side is room/tournament/)",
+        (
+            "controller.engine.inputs.commands:_hold",
+            "controller.engine.inputs.commands:_release",
+            "controller.engine.hands:close_hand",
+        ),
+    ),
+    Entry(
+        "RP-8F",
+        "Hand-for-hand: an all-in and call stays face down until the floor instructs (no "
+        "rule 16 tabling until then; a board dealt before it is a warning)",
+        (f"{_BET}._maybe_table", f"{_BET}.instruct", f"{_BET}.board_street"),
+    ),
+    Entry(
         "RP-11",
         "Big-blind ante: posted by the big blind, dead money in the main pot",
         (f"{_BET}._post",),

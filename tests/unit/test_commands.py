@@ -72,6 +72,13 @@ VALID: list[tuple[str, dict[str, Any], dict[str, Any]]] = [
     ("pause", {"name": "pause", "reason": "color up"}, {"reason": "color up", "id": "auto-1"}),
     ("pause", {"name": "pause"}, {"id": "auto-1"}),
     (
+        "hold",
+        {"name": "hold", "reason": "hand for hand", "hand_for_hand": True},
+        {"reason": "hand for hand", "hand_for_hand": True, "id": "auto-1"},
+    ),
+    ("release", {"name": "release"}, {"id": "auto-1"}),
+    ("release", {"hand_for_hand": False}, {"hand_for_hand": False, "id": "auto-1"}),
+    (
         "away",
         {"name": "away", "seat": 4, "away": False},
         {"seat": 4, "away": False, "id": "auto-1"},
@@ -341,6 +348,20 @@ MALFORMED = [
         raw({"name": "pause", "reason": "color\u0007up", "id": "pa2"}),
         r"field 'reason' has a control character \(U\+0007 at position 6\)",
         "pa2",
+    ),
+    Bad(
+        "hold-hand-for-hand-not-boolean",
+        "hold",
+        raw({"name": "hold", "hand_for_hand": "yes", "id": "ho1"}),
+        r"field 'hand_for_hand' must be true or false, got a string",
+        "ho1",
+    ),
+    Bad(
+        "release-extra-field",
+        "release",
+        raw({"name": "release", "reason": "break over", "id": "rl1"}),
+        r"command 'release' has no field 'reason' \(it takes 'hand_for_hand', 'id'\)",
+        "rl1",
     ),
     Bad(
         "resume-extra-field",
@@ -698,13 +719,14 @@ IMPOSSIBLE = [
     ("penalty-no-such-seat", "penalty", {"seat": 10, "rounds": 1}, r"no seat 10"),
     ("away-empty-seat", "away", {"seat": 7}, r"seat 7 is empty"),
     ("resume-not-paused", "resume", {}, r"the table is not paused"),
+    ("release-not-held", "release", {}, r"the table is not held by the room"),
     ("staff-remove-unknown", "staff", {"uid": "04DEADBEEF0001", "remove": True}, r"no staff"),
 ]
 
 
 def test_every_room_command_has_an_impossible_case_or_none_exists() -> None:
     """Each command the engine can refuse has a case here (`pause` when paused: below)."""
-    covered = {name for _case, name, _fields, _error in IMPOSSIBLE} | {"pause"}
+    covered = {name for _case, name, _fields, _error in IMPOSSIBLE} | {"pause", "hold"}
     assert sorted(ROOM_COMMANDS - covered) == []
 
 

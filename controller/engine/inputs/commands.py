@@ -1,6 +1,7 @@
 """Room and operator commands: seats, stacks, levels (TDA 2019 rule 23), the button, penalties
-(71-A), players away (30), pause and resume, staff badges, the table's random draws (RP-14);
-each answered once per request id."""
+(71-A), players away (30), pause and resume, the room's hold and release (breaks, balancing,
+hand-for-hand RP-8), staff badges, the table's random draws (RP-14); each answered once per
+request id."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from collections.abc import Callable
 
 from controller.engine import hands
 from controller.engine.state import Level, Seat, Staffer
-from controller.engine.table import ANSWERED_KEPT, Table
+from controller.engine.table import ANSWERED_KEPT, ROOM_HOLD, Table
 from controller.trace import Command
 
 
@@ -85,6 +86,46 @@ def _resume(table: Table, cmd: Command) -> str | None:
     return None
 
 
+def _hold(table: Table, cmd: Command) -> str | None:
+    """The room holds the table after the hand in progress (a break, a balancing halt);
+    `hand_for_hand` starts (or ends) RP-8: held again after every hand the room releases,
+    and an all-in and call kept face down (RP-8 F), from the hand in progress on."""
+    mode = cmd.args.get("hand_for_hand")
+    betting = table.betting
+    if mode is not None:
+        table.hand_for_hand = bool(mode)
+    if mode and betting is not None and not betting.tabled and betting.face_down != "said":
+        betting.face_down = "wait"
+    elif mode is not None and not mode and betting is not None:
+        betting.instruct()  # hand-for-hand is over: a hand kept face down goes on
+        betting.face_down = ""
+    reason = str(cmd.args.get("reason", "held by the room"))
+    table.holds[ROOM_HOLD] = reason
+    rule = "RP-8" if table.hand_for_hand else None
+    table.event("room_hold", reason=reason, hand_for_hand=table.hand_for_hand, rule=rule)
+    return None
+
+
+def _release(table: Table, cmd: Command) -> str | None:
+    """The room releases the held table: its next hand may start (in hand-for-hand, that one
+    hand only); a hand kept face down (RP-8 F) is the floor's instruction to go on."""
+    mode = cmd.args.get("hand_for_hand")
+    betting = table.betting
+    instructed = betting is not None and betting.instruct()
+    if mode is not None and not mode:
+        table.hand_for_hand = False
+        if betting is not None and betting.face_down == "wait":
+            betting.face_down = ""
+    elif not instructed and table.hand is not None and table.hand_for_hand:
+        return "hand-for-hand: the table holds again after this hand; release it after the hand"
+    if table.holds.pop(ROOM_HOLD, None) is None and not instructed and mode is None:
+        return "the table is not held by the room"
+    table.event(
+        "room_release", hand_for_hand=table.hand_for_hand, instructed=instructed, rule=None
+    )
+    return None
+
+
 def _staff(table: Table, cmd: Command) -> str | None:
     """A staff registry update: a badge added, changed or removed."""
     args = cmd.args
@@ -110,6 +151,8 @@ TABLE_COMMANDS: dict[str, Callable[[Table, Command], str | None]] = {
     "level": _level,
     "pause": _pause,
     "resume": _resume,
+    "hold": _hold,
+    "release": _release,
     "staff": _staff,
     "draw": _draw,
 }
