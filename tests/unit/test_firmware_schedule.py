@@ -127,16 +127,23 @@ def test_a_departure_is_confirmed_without_waiting_for_the_antennas_turn() -> Non
     assert max(departures) < 250, departures
 
 
-def test_a_tall_pot_in_the_background_does_not_hold_up_the_focused_zone() -> None:
+POT_ROUND_MS = 150  # one round of a tall stack's anticollision cannot be cut (16 slots)
+
+
+@pytest.mark.parametrize("order", range(4))
+def test_a_tall_pot_in_the_background_does_not_hold_up_the_focused_zone(order: int) -> None:
     """500 chips in the pot, read a step at a time between the focused bet zone's reads: a
     chip pushed there is reported within 300 ms (a 16-slot round of the pot cannot be
     cut); the pot still comes round, and a chip in another zone is seen within the bound
-    (the pot's read, seconds long, waits for the zones that are due)."""
+    stretched by at most one round of the pot (the pot's read, seconds long, waits for the
+    zones that are due, but a round under way finishes first). The pot's chips lie in
+    four orders: the anticollision's path, and so the rounds' lengths, depend on it."""
     rng = random.Random(5)
     board = ModelledBoard(
         CHIP_LAYOUT, "chip", ("iso15693",), background_ms=CHIP_BACKGROUND_MS
     )
-    pot = list({chip(rng) for _ in range(500)})
+    pot = list(dict.fromkeys(chip(rng) for _ in range(500)))
+    random.Random(order).shuffle(pot)
     board.lay("pot", pot)
     board.boot()
     assert len(board.board.scanner.present[9]) == 500
@@ -156,7 +163,7 @@ def test_a_tall_pot_in_the_background_does_not_hold_up_the_focused_zone() -> Non
         uid = chip(rng)
         elsewhere.append(latency_ms(board, "bet7", uid, at, True))
         board.move(board.now_us() + 50_000, "bet7", uid, False)
-    assert max(elsewhere) < CHIP_BACKGROUND_MS + 50, elsewhere
+    assert max(elsewhere) < CHIP_BACKGROUND_MS + POT_ROUND_MS, elsewhere
     assert not [r for r in board.reports() if r[2] == "pot"]  # and nothing flickered
 
 
