@@ -9,6 +9,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from controller.children import ending_with_parent
 from controller.errors import DeviceError
 
 
@@ -39,7 +40,9 @@ class LocalBroker:
             else f"listener {self.port} 127.0.0.1\nallow_anonymous true\npersistence false\n"
         )
         log = (self.dir / "mosquitto.log").open("wb")
-        self.proc = subprocess.Popen([exe, "-c", str(conf)], stdout=log, stderr=log)
+        self.proc = subprocess.Popen(
+            ending_with_parent([exe, "-c", str(conf)]), stdout=log, stderr=log
+        )
         end = time.monotonic() + timeout
         while time.monotonic() < end:
             if self.proc.poll() is not None:

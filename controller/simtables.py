@@ -7,6 +7,7 @@ import dataclasses
 import json
 import logging
 import math
+import os
 import re
 import signal
 import subprocess
@@ -17,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from controller.children import end_with_parent
 from controller.config import Config
 from controller.errors import ConfigError, TableError
 
@@ -123,6 +125,8 @@ class SimWorkers:
                 ",".join(str(i) for i in indices),
                 "--result",
                 str(result),
+                "--parent",
+                str(os.getpid()),
             ]
             self.procs.append((subprocess.Popen(cmd), result))
 
@@ -227,11 +231,14 @@ def _worker(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--indices", required=True)
     parser.add_argument("--result", type=Path, required=True)
     parser.add_argument("--workdir", type=Path, required=True)
+    parser.add_argument("--parent", type=int, default=None)  # ends when that process does
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.WARNING, format="%(name)s: %(message)s")
     stop = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_a: stop.set())
     signal.signal(signal.SIGINT, lambda *_a: stop.set())
+    if args.parent is not None:
+        end_with_parent(args.parent)
     base = room_table(_config(args.config, args.profile))
     script = args.script or base.sim.script
     tables = []

@@ -245,7 +245,7 @@ class LiveDealer:
             try:
                 if shuffler_starts(self.engine):
                     self.player.play([ButtonPress(0.0, "shuffler")], self.stop)
-                    self.daemon.wait_idle(5.0)
+                    self.player.flush()
                     engine = self.engine
                     if engine.hand is None or engine.hand_number == before:
                         self._idle()  # a hold or a seat change came first: no hand
@@ -257,7 +257,7 @@ class LiveDealer:
                         self._idle()
                         continue
                     self.player.play([TagIn(0.0, f"seat{lifted[0]}", card=lifted[1])], self.stop)
-                    self.daemon.wait_idle(5.0)
+                    self.player.flush()
                     engine = self.engine
                     if engine.hand is None or engine.hand_number == before:
                         self._clear(*lifted)

@@ -128,6 +128,20 @@ class ScriptPlayer:
         self._jump(moment)
         self._settle(None)
 
+    def flush(self) -> None:
+        """Step the virtual clock until the daemon's reorder window has let go every input
+        it holds (a script's last input waits there for the window after it was made; on
+        a virtual clock nothing else moves time on)."""
+        window = getattr(self.daemon, "window", None)
+        if self.clock is None or window is None:
+            return
+        for _ in range(16):
+            self._settle(None)
+            due = self.daemon.next_timer()
+            if not len(window) or due is None:
+                return
+            self.advance(max(due, self.daemon.now()))
+
     def _fire(self, due: float) -> bool:
         """Step to a timer and let the daemon handle its tick; False if it did not fire."""
         at = max(self.daemon.now(), round(due, 6))
