@@ -288,4 +288,5 @@ class LiveDealer:
         for event in events:
             while waits_for_the_floor(self.engine, event) and not self.stop.is_set():
                 time.sleep(self.poll)
+                self.player.flush()  # the floor's command waits in the reorder window
             yield event

@@ -63,10 +63,21 @@ def shot(page: Page, name: str, tmp_path: Path, *, full: bool = True) -> None:
     page.screenshot(path=str(folder / name), full_page=full)
 
 
+def wait_js(page: Page, expression: str, timeout: float = 30000) -> None:
+    """Wait until `expression` is true in the page, asked from here every 100 ms: the
+    pages' policy allows no script from a string (`unsafe-eval`), which Playwright's own
+    polling needs, while an evaluation over the debugging protocol is not the page's."""
+    deadline = time.monotonic() + timeout / 1000
+    while not page.evaluate(expression):
+        if time.monotonic() > deadline:
+            raise AssertionError(f"not within {timeout / 1000:g} s in the page: {expression}")
+        time.sleep(0.1)
+
+
 def open_page(browser: Browser, url: str, width: int = 1600, height: int = 900) -> Page:
     page = browser.new_page(viewport={"width": width, "height": height})
     page.goto(url)
-    page.wait_for_function("document.body.dataset.rendered !== undefined", timeout=15000)
+    wait_js(page, "document.body.dataset.rendered !== undefined", timeout=15000)
     return page
 
 
@@ -80,7 +91,7 @@ def test_the_clock_page_counts_down_and_follows_the_clock(
     play_until(live, 28)
     page = open_page(browser, live.url + "/tournament/clock", 1920, 1080)
     first = page.inner_text('[data-field="time"]')
-    page.wait_for_function(
+    wait_js(page,
         f"document.querySelector('[data-field=\"time\"]').textContent !== {first!r}", timeout=5000
     )
     clock = live.get("/api/tournament")["clock"]
@@ -97,7 +108,7 @@ def test_the_clock_page_counts_down_and_follows_the_clock(
     shot(page, "tournament-clock.png", tmp_path, full=False)
     # The floor pauses the clock: the room's screens say so at once.
     live.act("/api/tournament/clock", {"action": "pause"})
-    page.wait_for_function(
+    wait_js(page,
         "document.querySelector('[data-field=\"banner\"]').textContent === 'clock paused'",
         timeout=3000,
     )
@@ -125,7 +136,7 @@ def test_the_floor_confirms_on_its_page_with_the_token(
     pid = int(page.locator("[data-proposal]").first.get_attribute("data-proposal") or 0)
     confirm = page.locator(f'[data-proposal="{pid}"] button.confirm')
     confirm.click()  # the page redraws on every change: the locator finds it again
-    page.wait_for_function(
+    wait_js(page,
         "document.getElementById('floor-error').textContent === 'wrong token'", timeout=5000
     )
     page.fill("#floor-token", TOKEN)
@@ -142,7 +153,7 @@ def test_the_floor_confirms_on_its_page_with_the_token(
     )
     decided = next(p for p in live.get("/api/tournament/proposals") if p["id"] == pid)
     assert decided["by"] == "Anna Floor"
-    page.wait_for_function(f"!document.querySelector('[data-proposal=\"{pid}\"]')", timeout=5000)
+    wait_js(page, f"!document.querySelector('[data-proposal=\"{pid}\"]')", timeout=5000)
     assert not CARD.search(page.content())
 
 
@@ -159,7 +170,7 @@ def test_the_tv_lower_third_shows_the_chip_counts_behind_the_delay(
     try:
         url = f"{tv.service.base_url}/lower-third?room={live.url}&backdrop"
         page = open_page_any(browser, url)
-        page.wait_for_function("document.body.dataset.delay === '3'", timeout=10000)
+        wait_js(page, "document.body.dataset.delay === '3'", timeout=10000)
         page.wait_for_selector(".l3-row", timeout=20000)
         board = live.get("/api/tournament/leaderboard")
         names = [r.inner_text() for r in page.query_selector_all(".l3-row .l3-name")]
@@ -173,7 +184,7 @@ def test_the_tv_lower_third_shows_the_chip_counts_behind_the_delay(
             confirm=False,
         )
         changed = time.monotonic()
-        page.wait_for_function(f"Number(document.body.dataset.version) >= {version}", timeout=15000)
+        wait_js(page, f"Number(document.body.dataset.version) >= {version}", timeout=15000)
         assert time.monotonic() - changed >= 2.5
         shot(page, "tv-lower-third.png", tmp_path, full=False)
         assert not CARD.search(page.content())
@@ -200,7 +211,7 @@ def test_the_chip_counts_follow_every_hand_within_a_second(
         )
         assert done
         ended = time.monotonic()
-        page.wait_for_function(f"Number(document.body.dataset.version) > {before}", timeout=5000)
+        wait_js(page, f"Number(document.body.dataset.version) > {before}", timeout=5000)
         lags.append(time.monotonic() - ended)
     assert max(lags) < 1.0, lags
     # What the page shows is what the tables say: each player's stack, big blinds, seat.
@@ -210,7 +221,7 @@ def test_the_chip_counts_follow_every_hand_within_a_second(
     for d in live.dealers:
         d.join(30)
     board = live.get("/api/tournament/leaderboard")
-    page.wait_for_function(
+    wait_js(page,
         f"Number(document.body.dataset.version) >= {board['version']}", timeout=5000
     )
     board = live.get("/api/tournament/leaderboard")
