@@ -112,7 +112,7 @@ class Profile:
 
     name: str
     title: str
-    source: str  # name of the transcript of the rule text the values were taken from
+    source: str  # the house document the values were taken from (publisher, title, edition)
     language: str = "en"  # language of the source text
     table_languages: tuple[str, ...] = ()  # languages allowed at the table; () = posted by house
     hand_start: HandStart = "riffle_shuffler_or_push"  # TDA 2019 23
@@ -315,7 +315,7 @@ _CASINOS_AUSTRIA = Numbering(
         {
             "1": "art. 1",
             "2": "art. 2",
-            "7": "art. 3",  # (the transcript prints the title before the number)
+            "7": "art. 3",  # (the text prints the title before the number)
             "31": "art. 4",
             "6": "art. 5",
             "30": "art. 7",
@@ -385,12 +385,12 @@ _PROFILES = (
     Profile(
         name="tda-2019",
         title="Poker TDA 2019 Rules and Recommended Procedures",
-        source="tda-2019-en.txt",
+        source="Poker TDA, 2019 Rules and Recommended Procedures, with the Illustration Addendum",
     ),
     Profile(
         name="tda-2015",
         title="Poker TDA 2015 Rules (Italian translation)",
-        source="000_a8ec5eb7f12a6502.txt",
+        source="Poker TDA, 2015 Rules, Italian translation (C. Scalzi, F. Stefanini)",
         language="it",
         # 2015 rule 22: riffle, shuffler button or dealer change: same as 2019 23.
         # 2015 rules 34 + 35: misdeal until substantial action, same as 2019.
@@ -400,7 +400,7 @@ _PROFILES = (
     Profile(
         name="venezia",
         title="Casinò di Venezia: regolamento tornei poker",
-        source="002_9ee9120963990579.txt",
+        source="Casinò di Venezia, Regolamento tornei poker (Poker Hour)",
         language="it",
         table_languages=("it", "en"),  # art. 2
         hand_start="riffle_or_shuffler",  # art. 17: green button of the shuffle machine
@@ -411,7 +411,7 @@ _PROFILES = (
     Profile(
         name="casinos-austria",
         title="Casinos Austria: regolamento dei tornei (Italian)",
-        source="003_ee3f4129255c7a26.txt",
+        source="Casinos Austria, Turnier Reglement, Italian edition",
         language="it",
         table_languages=("de", "en"),  # art. 5
         hand_start="dealer_lift",  # art. 9
@@ -432,7 +432,7 @@ _PROFILES = (
     Profile(
         name="campione",
         title="Casinò di Campione: regole della casa (with TDA 2019)",
-        source="004_3695c542e3bee12b.txt",
+        source="Casinò di Campione, house rules (sections by title), with TDA 2019",
         language="it",
         single_exposed_card="replace_as_burn",  # "Forme di misdeal"
         misdeal_extra_cards=2,  # "Forme di misdeal": "due o più carte in eccesso"
