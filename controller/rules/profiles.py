@@ -113,8 +113,6 @@ class Profile:
     name: str
     title: str
     source: str  # the house document the values were taken from (publisher, title, edition)
-    language: str = "en"  # language of the source text
-    table_languages: tuple[str, ...] = ()  # languages allowed at the table; () = posted by house
     hand_start: HandStart = "riffle_shuffler_or_push"  # TDA 2019 23
     hand_start_triggers: tuple[HandStartTrigger, ...] = ("shuffler", "dealer_push")
     misdeal_max_actions: int | None = None  # None: until substantial action (35-D, 36)
@@ -125,8 +123,6 @@ class Profile:
     premature_card: PrematureCard = "rp5"  # TDA 2019 RP-5
     straddle: Straddle | None = None  # TDA 2019 has no straddle
     rake: Rake | None = None  # tournament rules: no rake
-    dead_button: bool = True  # TDA 2019 32
-    bb_ante_recommended: bool = True  # TDA 2019 RP-11
     odd_chip_unit: OddChipUnit = "smallest_chip"  # TDA 2019 20
     showdown_order: ShowdownOrder = "last_aggressor_else_first_left"  # TDA 2019 17-A
     undercall_always_full_call: bool = False  # TDA 2019 51-B: only heads-up or vs the opener
@@ -391,18 +387,14 @@ _PROFILES = (
         name="tda-2015",
         title="Poker TDA 2015 Rules (Italian translation)",
         source="Poker TDA, 2015 Rules, Italian translation (C. Scalzi, F. Stefanini)",
-        language="it",
         # 2015 rule 22: riffle, shuffler button or dealer change: same as 2019 23.
         # 2015 rules 34 + 35: misdeal until substantial action, same as 2019.
-        bb_ante_recommended=False,  # 2015 RP-1..RP-7: no ante-format procedure
         numbering=_TDA2015,
     ),
     Profile(
         name="venezia",
         title="Casinò di Venezia: regolamento tornei poker",
         source="Casinò di Venezia, Regolamento tornei poker (Poker Hour)",
-        language="it",
-        table_languages=("it", "en"),  # art. 2
         hand_start="riffle_or_shuffler",  # art. 17: green button of the shuffle machine
         hand_start_triggers=("shuffler",),  # art. 17: a dealer change does not start a hand
         premature_card="keep_unexposed",  # art. 29
@@ -412,8 +404,6 @@ _PROFILES = (
         name="casinos-austria",
         title="Casinos Austria: regolamento dei tornei (Italian)",
         source="Casinos Austria, Turnier Reglement, Italian edition",
-        language="it",
-        table_languages=("de", "en"),  # art. 5
         hand_start="dealer_lift",  # art. 9
         hand_start_triggers=("first_card",),  # lifting the cards = the first card at a seat
         misdeal_max_actions=2,  # art. 24: two or more moves and the hand stands
@@ -421,7 +411,6 @@ _PROFILES = (
         misdeal_extra_cards=2,  # art. 24: "ulteriori due o più carte"
         four_card_flop="unspecified",  # none; art. 1 defers to the CASAG rules
         premature_card="unspecified",  # none in the text
-        bb_ante_recommended=False,  # no ante format in the text
         odd_chip_unit="blind_or_ante",  # art. 32
         showdown_order="last_aggressor",  # art. 14 Showdown (1)
         undercall_always_full_call=True,  # art. 8
@@ -433,7 +422,6 @@ _PROFILES = (
         name="campione",
         title="Casinò di Campione: regole della casa (with TDA 2019)",
         source="Casinò di Campione, house rules (sections by title), with TDA 2019",
-        language="it",
         single_exposed_card="replace_as_burn",  # "Forme di misdeal"
         misdeal_extra_cards=2,  # "Forme di misdeal": "due o più carte in eccesso"
         straddle=Straddle(multiple=2, acts_last_preflop=True),  # "Puntate aggiuntive"
@@ -450,7 +438,6 @@ _PROFILES = (
 )
 
 PROFILES: Mapping[str, Profile] = MappingProxyType({p.name: p for p in _PROFILES})
-DEFAULT_PROFILE = "tda-2019"
 
 
 def get_profile(name: str) -> Profile:

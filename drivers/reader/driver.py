@@ -213,11 +213,6 @@ class ReaderDriver:
                 "focus_frames": self._focus_frames,
             }
 
-    @property
-    def device_state(self) -> str | None:
-        """The availability last reported to `on_device` ("offline"/"online"), or None."""
-        return self._device_state
-
     # -- thread ----------------------------------------------------------------------------
 
     def _run(self) -> None:
