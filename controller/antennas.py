@@ -10,8 +10,8 @@ from typing import Any, TextIO
 
 from controller.config import Config, ReaderConfig
 from controller.errors import ConfigError, DeviceError
+from controller.inputs import TagIn, TagOut
 from controller.registry import ChipRegistry, DeckRegistry, load_chips, load_deck
-from controller.trace import TagIn, TagOut
 
 READERS = {"cards": "card_reader", "chips": "chip_reader"}
 

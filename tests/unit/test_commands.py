@@ -28,9 +28,9 @@ from controller.commands import (
 from controller.config import load_config
 from controller.daemon import Daemon
 from controller.errors import TraceError
+from controller.inputs import Command
 from controller.messages import ALERTS, REPLIES, STATE, Message
 from controller.schema import SchemaError, validate
-from controller.trace import Command
 from tests.broker import EXAMPLE_ACL, USERS, Mosquitto, Received, Subscriber
 
 ROOT = Path(__file__).resolve().parents[2]

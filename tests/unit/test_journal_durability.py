@@ -15,10 +15,11 @@ from controller.config import Config, load_config
 from controller.daemon import Daemon, DeviceAlert, RefusedCommand
 from controller.engine import Engine
 from controller.errors import DeviceError
+from controller.inputs import Badge, ButtonPress, Command, TagIn
 from controller.journal import open_journal, read_journal_dir, read_trace_file
 from controller.messages import Message
 from controller.replay import replay_path
-from controller.trace import Badge, ButtonPress, Command, TagIn, event_to_json
+from controller.trace import event_to_json
 from tests.broker import Mosquitto, Received, Subscriber
 from tests.table_rig import (
     PREFIX,

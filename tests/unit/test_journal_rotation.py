@@ -20,6 +20,7 @@ from controller.config import Config, load_config
 from controller.daemon import Daemon
 from controller.engine.checkpoint import VERSION, checkpoint, restore
 from controller.errors import CheckpointError, ConfigError, JournalError, TraceError
+from controller.inputs import ButtonPress, Command, Event, TagIn, Tick
 from controller.journal import (
     SEGMENT_RE,
     SegmentedJournal,
@@ -30,7 +31,6 @@ from controller.journal import (
 )
 from controller.messages import Message
 from controller.replay import build_engine, drive, drive_segments, replay_path
-from controller.trace import ButtonPress, Command, Event, TagIn, Tick
 from firmware_sim.dealer import DealerClock, TableDealer, seat_players
 from firmware_sim.plans import random_hand
 from tests.broker import Mosquitto
@@ -422,7 +422,8 @@ def test_a_one_file_journal_migrates_to_segment_one_as_documented(tmp_path: Path
 
 
 def test_checkpoint_keeps_holds_penalties_staff_dealer_and_early_chips(tmp_path: Path) -> None:
-    from controller.trace import Badge, parse_event
+    from controller.inputs import Badge
+    from controller.trace import parse_event
 
     config = make_config(tmp_path)
     engine = build_engine(config)
@@ -531,8 +532,8 @@ def test_a_restart_after_a_rotation_knows_the_chips_still_on_the_table(tmp_path:
     its chips, and recovery gives them back to the readers' view (cards and chips), so the
     chips that leave while the daemon is down are caught up as gone."""
     from controller.engine.checkpoint import restore
+    from controller.inputs import TagIn
     from controller.recovery import _seed_view_from_checkpoint
-    from controller.trace import TagIn
 
     config = load_config(Path(__file__).resolve().parents[2] / "examples" / "sim-table.toml")
     engine = build_engine(config)
