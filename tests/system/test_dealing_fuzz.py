@@ -42,9 +42,6 @@ from controller.messages import Message
 from controller.replay import build_engine
 from controller.schema import validate
 
-#: Slow (150 hands per profile): kept out of the fast run like the oracle test.
-pytestmark = pytest.mark.system
-
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "sim-table.toml"
 FLOOR = "04F1E2D3C4B5A6"  # Giulia Ferrari, floor (examples/staff/sim-staff.toml)
 DEALER = "04A1B2C3D4E5F6"  # Maria Rossi, dealer
