@@ -252,7 +252,7 @@ def _sim_script(args: argparse.Namespace, config: Config) -> tuple[Config, Path 
     return config, script
 
 
-def cmd_sim(args: argparse.Namespace) -> int:
+def cmd_sim(args: argparse.Namespace) -> int:  # noqa: C901 (split when the CLI moves, docs/architecture.md)
     """`tablectl sim [--config FILE] [--tables N]`: simulators + daemons + dealing, on a
     local broker; each table on its own virtual clock (simulated time). Every process and
     folder it starts goes away on any exit; the pages stay up until Ctrl-C."""
