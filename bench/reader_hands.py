@@ -27,9 +27,9 @@ from typing import Any
 
 from controller.config import Config, load_config
 from controller.focus import FocusTracker
+from controller.inputs import ButtonPress, Command, Event, TagIn, TagOut, Tick
 from controller.messages import EVENTS, STATE
 from controller.replay import build_engine
-from controller.trace import ButtonPress, Command, Event, TagIn, TagOut, Tick
 from firmware import protocol
 from firmware_sim.dealer import DealerClock, TableDealer, seat_players
 from firmware_sim.modelled import ModelledBoard

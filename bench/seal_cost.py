@@ -36,7 +36,7 @@ sys.path.insert(0, ".")
 from controller.config import load_config
 from controller.daemon import Daemon
 from controller.journal import open_journal
-from tests.unit.test_journal_rotation import EPOCH, TABLE_TOML, session
+from tests.journal_session import EPOCH, TABLE_TOML, session
 
 hands, fsync, sealed = int(sys.argv[1]), sys.argv[2], sys.argv[3] == "1"
 tmp = Path(tempfile.mkdtemp())

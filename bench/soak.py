@@ -48,9 +48,9 @@ from controller.cli import DEFAULT_SIM_CONFIG, demo_events
 from controller.clock import ManualClock
 from controller.config import Config, load_config
 from controller.daemon import Daemon
+from controller.inputs import ButtonPress, Event
 from controller.localbroker import LocalBroker
 from controller.messages import Message
-from controller.trace import ButtonPress, Event
 from firmware_sim.player import ScriptPlayer
 
 CHIP_SET = 10_000

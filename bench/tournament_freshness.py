@@ -46,9 +46,9 @@ from paho.mqtt.enums import CallbackAPIVersion
 from bench.machine import machine
 from controller.commands import parse_room_command
 from controller.engine import Engine, EngineSpec
+from controller.inputs import ButtonPress, Event
 from controller.localbroker import free_port
 from controller.messages import Message
-from controller.trace import ButtonPress, Event
 from firmware_sim.dealer import TableDealer
 from firmware_sim.live_dealer import can_start, rest_of_hand
 

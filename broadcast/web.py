@@ -24,7 +24,7 @@ import asyncio
 import contextlib
 import hmac
 import html
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -73,7 +73,32 @@ def create_app(
         title="tablectl tv", docs_url=None, redoc_url=None, openapi_url=None, lifespan=lifespan
     )
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
-    template = (STATIC / PAGE).read_text(encoding="utf-8")
+    app.add_exception_handler(StarletteHTTPException, _error_page(desk))
+    _add_pages(app, desk)
+    _add_feeds(app, desk)
+    _add_api(app, desk, control_token, connected)
+
+    @app.middleware("http")
+    async def security_headers(request: Request, call_next: Any) -> Response:
+        """No framing by another site, no sniffing, assets and sockets from here only."""
+        response: Response = await call_next(request)
+        for name, value in SECURITY_HEADERS.items():
+            response.headers.setdefault(name, value)
+        return response
+
+    return app
+
+
+def _table(desk: Desk, table_id: str) -> TableDesk:
+    """The table `table_id` of the desk; 404 if the service has none."""
+    found = desk.tables.get(table_id)
+    if found is None:
+        raise HTTPException(status_code=404, detail=f"no table {table_id!r} on this service")
+    return found
+
+
+def _error_page(desk: Desk) -> Callable[[Request, Exception], Awaitable[Response]]:
+    """The handler of HTTP errors (it lists the desk's tables on a person's page)."""
 
     async def error_page(request: Request, exc: Exception) -> Response:
         """An HTTP error: JSON for the feed and the API, a page for a person's browser."""
@@ -96,16 +121,15 @@ def create_app(
         )
         return HTMLResponse(body, exc.status_code, exc.headers)
 
-    app.add_exception_handler(StarletteHTTPException, error_page)
+    return error_page
 
-    def table(table_id: str) -> TableDesk:
-        found = desk.tables.get(table_id)
-        if found is None:
-            raise HTTPException(status_code=404, detail=f"no table {table_id!r} on this service")
-        return found
+
+def _add_pages(app: FastAPI, desk: Desk) -> None:
+    """The pages: the index, the overlay and preview of each table, the lower third."""
+    template = (STATIC / PAGE).read_text(encoding="utf-8")
 
     def page(table_id: str, view: str, ws_path: str) -> HTMLResponse:
-        spec = table(table_id).spec
+        spec = _table(desk, table_id).spec
         text = (
             template.replace("{{view}}", view)
             .replace("{{table}}", html.escape(spec.id))
@@ -131,6 +155,7 @@ def create_app(
     @app.get("/favicon.ico", include_in_schema=False)
     async def favicon() -> FileResponse:
         return FileResponse(STATIC / "favicon.svg", media_type="image/svg+xml")
+
     @app.get("/lower-third", response_class=HTMLResponse)
     async def lower_third() -> HTMLResponse:
         """The chip counts of the room's tournament (docs/tournament.md, *On TV*)."""
@@ -147,27 +172,32 @@ def create_app(
     async def preview(table_id: str) -> HTMLResponse:
         return page(table_id, "preview", f"/preview/{table_id}/ws")
 
-    async def stream(websocket: WebSocket, channel: Channel) -> None:
-        """Send the channel's frames until the client goes (what it sends is ignored)."""
-        await websocket.accept()
 
-        async def send() -> None:
-            with contextlib.suppress(WebSocketDisconnect, RuntimeError):
-                async for text in channel.follow():
-                    await websocket.send_text(text)
+async def _stream(websocket: WebSocket, channel: Channel) -> None:
+    """Send the channel's frames until the client goes (what it sends is ignored)."""
+    await websocket.accept()
 
-        sender = asyncio.create_task(send())
-        try:
-            while not sender.done():
-                message = await websocket.receive()
-                if message["type"] == "websocket.disconnect":
-                    break
-        except (WebSocketDisconnect, RuntimeError):
-            pass
-        finally:
-            sender.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await sender
+    async def send() -> None:
+        with contextlib.suppress(WebSocketDisconnect, RuntimeError):
+            async for text in channel.follow():
+                await websocket.send_text(text)
+
+    sender = asyncio.create_task(send())
+    try:
+        while not sender.done():
+            message = await websocket.receive()
+            if message["type"] == "websocket.disconnect":
+                break
+    except (WebSocketDisconnect, RuntimeError):
+        pass
+    finally:
+        sender.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await sender
+
+
+def _add_feeds(app: FastAPI, desk: Desk) -> None:
+    """The delayed overlay and the live preview of each table, on websockets and over HTTP."""
 
     @app.websocket("/feed/{table_id}")
     async def feed(websocket: WebSocket, table_id: str) -> None:
@@ -175,7 +205,7 @@ def create_app(
         if found is None:
             await websocket.close(code=4404)
             return
-        await stream(websocket, found.overlay)
+        await _stream(websocket, found.overlay)
 
     @app.websocket("/preview/{table_id}/ws")
     async def preview_ws(websocket: WebSocket, table_id: str) -> None:
@@ -183,13 +213,19 @@ def create_app(
         if found is None:
             await websocket.close(code=4404)
             return
-        await stream(websocket, found.preview)
+        await _stream(websocket, found.preview)
 
     @app.get("/feed/{table_id}.json")
     async def feed_latest(table_id: str) -> Response:
         """The latest delayed frame over plain HTTP (graphics systems that poll)."""
-        text = table(table_id).overlay.text or "{}"
+        text = _table(desk, table_id).overlay.text or "{}"
         return Response(text, media_type="application/json", headers={"Cache-Control": "no-store"})
+
+
+def _add_api(
+    app: FastAPI, desk: Desk, control_token: str | None, connected: Callable[[], bool | None]
+) -> None:
+    """The status (the equity counter for the control token only) and the delay setting."""
 
     @app.get("/api/status")
     async def status(request: Request) -> dict[str, Any]:
@@ -249,13 +285,3 @@ def create_app(
                 for t in desk.tables.values()
             }
         )
-
-    @app.middleware("http")
-    async def security_headers(request: Request, call_next: Any) -> Response:
-        """No framing by another site, no sniffing, assets and sockets from here only."""
-        response: Response = await call_next(request)
-        for name, value in SECURITY_HEADERS.items():
-            response.headers.setdefault(name, value)
-        return response
-
-    return app

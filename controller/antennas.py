@@ -6,12 +6,13 @@ import queue
 import sys
 import threading
 import time
+from collections.abc import Callable, Sequence
 from typing import Any, TextIO
 
 from controller.config import Config, ReaderConfig
 from controller.errors import ConfigError, DeviceError
+from controller.inputs import TagIn, TagOut
 from controller.registry import ChipRegistry, DeckRegistry, load_chips, load_deck
-from controller.trace import TagIn, TagOut
 
 READERS = {"cards": "card_reader", "chips": "chip_reader"}
 
@@ -56,15 +57,7 @@ def check_antennas(
     events: queue.Queue[tuple[str, object]] = queue.Queue()
     times: dict[tuple[str, str], int | None] = {}
 
-    def on_frame(frame: object) -> None:
-        note = board_note(frame)
-        if note is None:
-            return
-        if note.error is not None:
-            events.put(("board_error", note.error))
-        elif note.antenna is not None and note.uid is not None and note.antenna < len(cfg.antennas):
-            times[(cfg.antennas[note.antenna], note.uid)] = note.board_ms
-
+    on_frame = _frame_times(board_note, cfg.antennas, events, times)
     driver = reader_driver(
         link,
         cfg,
@@ -100,21 +93,7 @@ def check_antennas(
                 kind, item = events.get(timeout=0.1)
             except queue.Empty:
                 continue
-            if kind == "tag" and isinstance(item, TagIn | TagOut) and item.uid is not None:
-                sign = "+" if isinstance(item, TagIn) else "-"
-                stamp = times.get((item.antenna, item.uid))
-                when = "" if stamp is None else f"  (board {stamp / 1000:.3f} s)"
-                now = driver.positions().get(item.antenna, [])
-                held = " ".join(_name(u, deck, chips) for u in now) or "-"
-                print(
-                    f"{sign} {item.antenna:<8} {item.uid:<20} {_name(item.uid, deck, chips):<14}"
-                    f" now: {held}{when}",
-                    file=stdout,
-                )
-            elif kind == "alert":
-                print(f"! {item}", file=stdout)
-            elif kind == "board_error":
-                print(f"! board error {item}", file=stdout)
+            _show(kind, item, times, driver.positions, deck, chips, stdout)
         _table(driver.positions(), deck, chips, stdout)
     except KeyboardInterrupt:
         _table(driver.positions(), deck, chips, stdout)
@@ -125,6 +104,54 @@ def check_antennas(
         driver.stop()
         link.stop()
     return 0
+
+
+def _frame_times(
+    board_note: Callable[[object], Any],
+    antennas: Sequence[str],
+    events: queue.Queue[tuple[str, object]],
+    times: dict[tuple[str, str], int | None],
+) -> Callable[[object], None]:
+    """What the driver calls with each frame: board errors queued, and the board's own time
+    of each tag's arrival kept by antenna and UID."""
+
+    def on_frame(frame: object) -> None:
+        note = board_note(frame)
+        if note is None:
+            return
+        if note.error is not None:
+            events.put(("board_error", note.error))
+        elif note.antenna is not None and note.uid is not None and note.antenna < len(antennas):
+            times[(antennas[note.antenna], note.uid)] = note.board_ms
+
+    return on_frame
+
+
+def _show(
+    kind: str,
+    item: object,
+    times: dict[tuple[str, str], int | None],
+    positions: Callable[[], dict[str, list[str]]],
+    deck: DeckRegistry | None,
+    chips: ChipRegistry | None,
+    stdout: TextIO,
+) -> None:
+    """Print one tag arriving or leaving (with what the antenna holds now), or an alert."""
+    if kind == "tag" and isinstance(item, TagIn | TagOut) and item.uid is not None:
+        sign = "+" if isinstance(item, TagIn) else "-"
+        stamp = times.get((item.antenna, item.uid))
+        when = "" if stamp is None else f"  (board {stamp / 1000:.3f} s)"
+        now = positions().get(item.antenna, [])
+        held = " ".join(_name(u, deck, chips) for u in now) or "-"
+        print(
+            f"{sign} {item.antenna:<8} {item.uid:<20} {_name(item.uid, deck, chips):<14}"
+            f" now: {held}{when}",
+            file=stdout,
+        )
+    elif kind == "alert":
+        print(f"! {item}", file=stdout)
+    elif kind == "board_error":
+        print(f"! board error {item}", file=stdout)
 
 
 def _table(

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from controller.errors import TraceError
+from controller.inputs import Command
 from controller.resend import RESEND, ResendRequest, check_resend
 from controller.text import is_unicode, text_problem
 from controller.trace import (
@@ -20,7 +21,6 @@ from controller.trace import (
     _COMMAND_OPTIONAL,
     CARD_RE,
     COMMAND_NAMES,
-    Command,
     parse_event,
 )
 

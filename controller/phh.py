@@ -167,6 +167,32 @@ def _staff(ref: Any) -> str:
     return str(ref.get("name") or ref.get("uid")) if isinstance(ref, dict) else "?"
 
 
+class _Money:
+    """The chips a hand's events move: returned bets, pots won, the final stacks."""
+
+    def __init__(self, order: Sequence[int]) -> None:
+        self.final: dict[int, int] = {}
+        self.wins = dict.fromkeys(order, 0)
+        self.returned = dict.fromkeys(order, 0)
+
+    def take(self, e: dict[str, Any]) -> bool:
+        """Count the event if it moves chips; whether it did."""
+        kind = e.get("type")
+        if kind == "uncalled_bet_returned":
+            self.returned[int(e["seat"])] = self.returned.get(int(e["seat"]), 0) + int(e["amount"])
+        elif kind == "bets_returned":
+            for key, chips in (e.get("refunds") or {}).items():
+                self.returned[int(key)] = self.returned.get(int(key), 0) + int(chips)
+        elif kind == "pot_awarded":
+            for key, share in (e.get("shares") or {}).items():
+                self.wins[int(key)] = self.wins.get(int(key), 0) + int(share)
+        elif kind == "hand_completed":
+            self.final = {int(k): int(v) for k, v in (e.get("stacks") or {}).items()}
+        else:
+            return False
+        return True
+
+
 class _Builder:
     """Walks one hand's events and writes its PHH actions."""
 
@@ -326,9 +352,7 @@ class _Builder:
 
     def build(self) -> PhhHand:
         events = self.hand.events
-        final: dict[int, int] = {}
-        wins = dict.fromkeys(self.order, 0)
-        returned = dict.fromkeys(self.order, 0)
+        money = _Money(self.order)
         for at, e in enumerate(events):
             kind = e.get("type")
             if kind in VOID:
@@ -343,41 +367,37 @@ class _Builder:
                 self.tabled(e.get("showdown") or {})
             elif kind == "showdown":
                 self.showdown(events, at)
-            elif kind == "hand_killed":
-                seat = int(e["seat"])
-                if seat in self.index:
-                    self.killed[self.index[seat]] = self.street
-                self._note(e, f"hand killed (rule {e.get('rule')}): seat {seat}, {e.get('reason')}")
-            elif kind == "misdeal":
-                self._note(e, f"misdeal (rule {e.get('rule')}): {e.get('reason')}", error=True)
-                self._reset_deal()
-                self.actions.append(_comment(self.errors[-1] + "; the same hand is re-dealt"))
-            elif kind == "four_card_flop":
-                cards = " ".join(e.get("cards", []))
-                self._note(e, f"four-card flop (rule 39): {cards}", error=True)
-            elif kind == "premature_card":
-                cards = " ".join(e.get("cards", []))
-                text = f"premature card (rule {e.get('rule')}): {e.get('street')} {cards}"
-                self._note(e, text, error=True)
-            elif kind == "burn_drawn":
-                floor = _staff(e.get("floor"))
-                self._note(e, f"burn card drawn (rule RP-14): {e.get('card')}, floor {floor}")
-            elif kind == "floor_ruling":
-                self._note(e, f"floor ruling (rule 1) by {_staff(e.get('floor'))}", ruling=True)
-            elif kind == "procedure_violation":
-                text = f"procedure violation (rule {e.get('rule')}): {e.get('got')}"
-                self._note(e, text, error=True)
-            elif kind == "uncalled_bet_returned":
-                returned[int(e["seat"])] = returned.get(int(e["seat"]), 0) + int(e["amount"])
-            elif kind == "bets_returned":
-                for key, chips in (e.get("refunds") or {}).items():
-                    returned[int(key)] = returned.get(int(key), 0) + int(chips)
-            elif kind == "pot_awarded":
-                for key, share in (e.get("shares") or {}).items():
-                    wins[int(key)] = wins.get(int(key), 0) + int(share)
-            elif kind == "hand_completed":
-                final = {int(k): int(v) for k, v in (e.get("stacks") or {}).items()}
-        return self._file(final, wins, returned)
+            elif not money.take(e):
+                self._annotate(e)
+        return self._file(money.final, money.wins, money.returned)
+
+    def _annotate(self, e: dict[str, Any]) -> None:
+        """A dealing error, a procedure or a ruling: a comment among the actions."""
+        kind = e.get("type")
+        if kind == "hand_killed":
+            seat = int(e["seat"])
+            if seat in self.index:
+                self.killed[self.index[seat]] = self.street
+            self._note(e, f"hand killed (rule {e.get('rule')}): seat {seat}, {e.get('reason')}")
+        elif kind == "misdeal":
+            self._note(e, f"misdeal (rule {e.get('rule')}): {e.get('reason')}", error=True)
+            self._reset_deal()
+            self.actions.append(_comment(self.errors[-1] + "; the same hand is re-dealt"))
+        elif kind == "four_card_flop":
+            cards = " ".join(e.get("cards", []))
+            self._note(e, f"four-card flop (rule 39): {cards}", error=True)
+        elif kind == "premature_card":
+            cards = " ".join(e.get("cards", []))
+            text = f"premature card (rule {e.get('rule')}): {e.get('street')} {cards}"
+            self._note(e, text, error=True)
+        elif kind == "burn_drawn":
+            floor = _staff(e.get("floor"))
+            self._note(e, f"burn card drawn (rule RP-14): {e.get('card')}, floor {floor}")
+        elif kind == "floor_ruling":
+            self._note(e, f"floor ruling (rule 1) by {_staff(e.get('floor'))}", ruling=True)
+        elif kind == "procedure_violation":
+            text = f"procedure violation (rule {e.get('rule')}): {e.get('got')}"
+            self._note(e, text, error=True)
 
     def _note(
         self, e: dict[str, Any], text: str, *, error: bool = False, ruling: bool = False

@@ -40,11 +40,6 @@ def is_card(card: str) -> bool:
     return card in _CARD_INDEX
 
 
-def card_sort_key(card: str) -> int:
-    """Position of a card in the canonical order (2c = 0 ... As = 51)."""
-    return _CARD_INDEX[card]
-
-
 def _check_id(kind: str, registry_id: object) -> str:
     if not isinstance(registry_id, str) or not REGISTRY_ID_RE.match(registry_id):
         raise RegistryError(

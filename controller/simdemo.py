@@ -16,7 +16,7 @@ from collections import deque
 from collections.abc import Iterator
 
 from controller.config import Config
-from controller.trace import Badge, Command, Event, TagIn, TagOut
+from controller.inputs import Badge, Command, Event, TagIn, TagOut
 
 log = logging.getLogger("tablectl.sim")
 

@@ -113,10 +113,6 @@ class VirtualBadge:
         """The card vanishes abruptly: the connection is reset, not closed."""
         self._halt(abrupt=True)
 
-    def wait_connected(self, timeout: float) -> bool:
-        """Block until connected to vpcd (after a reconnection, for instance)."""
-        return self._connected.wait(timeout)
-
     def __enter__(self) -> VirtualBadge:
         return self
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from controller.trace import ButtonPress, Command, Event, TagIn, TagOut, Tick
+from controller.inputs import ButtonPress, Command, Event, TagIn, TagOut, Tick
 
 
 @dataclass(slots=True)
@@ -124,12 +124,39 @@ class TableDealer:
     def play(self, plan: HandPlan) -> list[Event]:
         """Append the hand's physical events; return them."""
         start = len(self.events)
-        sb, bb, ante = plan.blinds
         stacks = dict(plan.stacks)
         zones: dict[int, list[tuple[str, int]]] = {}
         pot: list[tuple[str, int]] = []
         self.events.append(ButtonPress(self._t(), "shuffler"))
-        # Forced bets (antes and blinds) arrive in the bet zones after hand_started.
+        bets = self._forced_bets(plan, stacks, zones)
+        self._deal_hole_cards(plan)
+        live = set(plan.dealt_in)
+        current = max([plan.blinds[1], *bets.values()])
+        for street, decisions in enumerate(plan.streets + [[]] * (4 - len(plan.streets))):
+            if len(live) < 2:
+                break
+            if street > 0:
+                self._gather(zones, pot)
+                bets = {s: 0 for s in plan.dealt_in}
+                current = 0
+                self._deal_street(plan, street)
+            for d in decisions:
+                current = self._decide(plan, d, stacks, bets, current, zones, live)
+        if len(live) > 1:
+            self._gather(zones, pot)
+            # The dealer pushes the pot to the winner: the award moment at showdown.
+            if pot:
+                chip, value = pot.pop(0)
+                self.events.append(TagOut(self._t(1.0), "pot", chip=chip, value=value))
+        self._collect(plan, zones, pot)
+        return self.events[start:]
+
+    def _forced_bets(
+        self, plan: HandPlan, stacks: dict[int, int], zones: dict[int, list[tuple[str, int]]]
+    ) -> dict[int, int]:
+        """Antes, blinds and the straddle pushed into the bet zones (after hand_started); the
+        bets in front of each seat, antes apart."""
+        sb, bb, ante = plan.blinds
         for seat in plan.dealt_in:
             owed = 0
             if ante and not plan.bb_ante:
@@ -151,8 +178,10 @@ class TableDealer:
         for s in plan.dealt_in:
             a = ante if not plan.bb_ante else (ante if s == plan.big_blind_seat else 0)
             ante_part[s] = min(a, posted[s])
-        bets = {s: posted[s] - ante_part[s] for s in plan.dealt_in}
-        # Hole cards, one at a time from the first seat left of the button (rule 34 heads-up).
+        return {s: posted[s] - ante_part[s] for s in plan.dealt_in}
+
+    def _deal_hole_cards(self, plan: HandPlan) -> None:
+        """Hole cards, one at a time from the first seat left of the button (rule 34 heads-up)."""
         first = next((s for s in sorted(plan.dealt_in) if s > plan.button), min(plan.dealt_in))
         if len(plan.dealt_in) == 2:
             first = plan.big_blind_seat
@@ -160,53 +189,52 @@ class TableDealer:
         for i in range(2):
             for seat in order:
                 self._card(f"seat{seat}", plan.hole[seat][i], 0.05)
-        live = set(plan.dealt_in)
-        current = max([bb, *bets.values()])
+
+    def _deal_street(self, plan: HandPlan, street: int) -> None:
+        """The burn, then the street's board cards (street 1: the flop)."""
         board_at = (0, 3, 4, 5)
-        for street, decisions in enumerate(plan.streets + [[]] * (4 - len(plan.streets))):
-            if len(live) < 2:
-                break
-            if street > 0:
-                self._gather(zones, pot)
-                bets = {s: 0 for s in plan.dealt_in}
-                current = 0
-                self._card("burn", plan.burns[street - 1], 0.3)
-                for card in plan.board[board_at[street - 1] : board_at[street]]:
-                    self._card("board", card, 0.1)
-            for d in decisions:
-                if d.kind == "fold":
-                    for card in plan.hole[d.seat]:
-                        self.events.append(TagOut(self._t(0.05), f"seat{d.seat}", card=card))
-                        self.events.append(TagIn(self.clock.t, "muck", card=card))
-                        self.on_table[card] = "muck"
-                    live.discard(d.seat)
-                elif d.kind == "check":
-                    self.events.append(ButtonPress(self._t(), "check"))
-                elif d.kind == "call":
-                    add = min(current - bets[d.seat], stacks[d.seat])
-                    stacks[d.seat] -= add
-                    bets[d.seat] += add
-                    self._push(d.seat, add, zones)
-                else:
-                    if d.kind == "allin":
-                        self.events.append(ButtonPress(self._t(), "allin", d.seat))
-                        add = stacks[d.seat]
-                    else:
-                        if current > 0:
-                            self.events.append(ButtonPress(self._t(), "raise"))
-                        add = d.total - bets[d.seat]
-                    stacks[d.seat] -= add
-                    bets[d.seat] += add
-                    current = max(current, bets[d.seat])
-                    self._push(d.seat, add, zones)
-        if len(live) > 1:
-            self._gather(zones, pot)
-            # The dealer pushes the pot to the winner: the award moment at showdown.
-            if pot:
-                chip, value = pot.pop(0)
-                self.events.append(TagOut(self._t(1.0), "pot", chip=chip, value=value))
-        self._collect(plan, zones, pot)
-        return self.events[start:]
+        self._card("burn", plan.burns[street - 1], 0.3)
+        for card in plan.board[board_at[street - 1] : board_at[street]]:
+            self._card("board", card, 0.1)
+
+    def _decide(
+        self,
+        plan: HandPlan,
+        d: Decision,
+        stacks: dict[int, int],
+        bets: dict[int, int],
+        current: int,
+        zones: dict[int, list[tuple[str, int]]],
+        live: set[int],
+    ) -> int:
+        """One player's decision at the table; the bet to match after it."""
+        if d.kind == "fold":
+            for card in plan.hole[d.seat]:
+                self.events.append(TagOut(self._t(0.05), f"seat{d.seat}", card=card))
+                self.events.append(TagIn(self.clock.t, "muck", card=card))
+                self.on_table[card] = "muck"
+            live.discard(d.seat)
+            return current
+        if d.kind == "check":
+            self.events.append(ButtonPress(self._t(), "check"))
+            return current
+        if d.kind == "call":
+            add = min(current - bets[d.seat], stacks[d.seat])
+            stacks[d.seat] -= add
+            bets[d.seat] += add
+            self._push(d.seat, add, zones)
+            return current
+        if d.kind == "allin":
+            self.events.append(ButtonPress(self._t(), "allin", d.seat))
+            add = stacks[d.seat]
+        else:
+            if current > 0:
+                self.events.append(ButtonPress(self._t(), "raise"))
+            add = d.total - bets[d.seat]
+        stacks[d.seat] -= add
+        bets[d.seat] += add
+        self._push(d.seat, add, zones)
+        return max(current, bets[d.seat])
 
     def _collect(
         self, plan: HandPlan, zones: dict[int, list[tuple[str, int]]], pot: list[tuple[str, int]]

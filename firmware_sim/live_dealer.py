@@ -18,8 +18,8 @@ from typing import Any
 
 from controller.engine import Engine, hands
 from controller.engine.cards import FULL_DECK
+from controller.inputs import ButtonPress, Event, TagIn, TagOut
 from controller.rules.betting import BettingRound, street_order
-from controller.trace import ButtonPress, Event, TagIn, TagOut
 from firmware_sim.dealer import Decision, HandPlan, TableDealer
 from firmware_sim.plans import _apply, _decide
 

@@ -7,8 +7,8 @@ import random
 
 from controller.engine import Engine
 from controller.engine.cards import FULL_DECK
+from controller.inputs import ButtonPress, Event
 from controller.rules.betting import BettingRound, street_order
-from controller.trace import ButtonPress, Event
 from firmware_sim.dealer import Decision, HandPlan, TableDealer
 
 

@@ -13,7 +13,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from controller.clock import ManualClock
-from controller.trace import Badge, ButtonPress, Command, Event, TagIn, TagOut, Tick
+from controller.inputs import Badge, ButtonPress, Command, Event, TagIn, TagOut, Tick
 
 log = logging.getLogger("tablectl.sim")
 

@@ -134,6 +134,29 @@ def _bits_of(data: bytes) -> int:
     return int.from_bytes(data, "little")
 
 
+def _wake(cards: list[ProximityTag], *, wupa: bool) -> list[bytes]:
+    """REQA wakes the idle cards, WUPA the halted ones too: each answers its ATQA."""
+    woken = [c for c in cards if c.state == IDLE or (wupa and c.state == HALT)]
+    for card in woken:
+        card.state = READY
+        card.level = 0
+    return [card.atqa() for card in woken]
+
+
+def _select(ready: list[ProximityTag], level: int, uid_part: bytes) -> list[bytes]:
+    """SELECT at a cascade level: the card with that part of the UID answers its SAK (cascade:
+    on to the next level; else active)."""
+    answers = []
+    for card in [c for c in ready if c.levels[level][0] == uid_part]:
+        if level + 1 < len(card.levels):
+            card.level = level + 1
+            answers.append(bytes([chip.SAK_CASCADE]))
+        else:
+            card.state = ACTIVE
+            answers.append(b"\x00")
+    return answers
+
+
 class SimPN5180:
     """One simulated PN5180 with the tags in its antenna's field (`tags`)."""
 
@@ -402,11 +425,7 @@ class SimPN5180:
         if not data:
             return tx_us, []
         if nbits == 7 and data[0] in (chip.REQA, 0x52):
-            woken = [c for c in cards if c.state == IDLE or (data[0] == 0x52 and c.state == HALT)]
-            for card in woken:
-                card.state = READY
-                card.level = 0
-            return tx_us, [card.atqa() for card in woken]
+            return tx_us, _wake(cards, wupa=data[0] == 0x52)
         if data[0] == chip.HLTA and crc:
             for card in cards:
                 if card.state == ACTIVE:
@@ -418,35 +437,31 @@ class SimPN5180:
             level = chip.SEL_LEVELS.index(data[0])
             ready = [c for c in cards if c.state == READY and c.level == level]
             if data[1] == 0x70 and len(data) == 7 and crc:
-                chosen = [c for c in ready if c.levels[level][0] == data[2:7]]
-                answers = []
-                for card in chosen:
-                    if level + 1 < len(card.levels):
-                        card.level = level + 1
-                        answers.append(bytes([chip.SAK_CASCADE]))
-                    else:
-                        card.state = ACTIVE
-                        answers.append(b"\x00")
-                return tx_us, answers
+                return tx_us, _select(ready, level, data[2:7])
             if crc:
                 return tx_us, []
-            known_bits = ((data[1] >> 4) - 2) * 8 + (data[1] & 0x0F)
-            if not 0 <= known_bits < 40:
-                return tx_us, []
-            known = _bits_of(data[2:]) & ((1 << known_bits) - 1)
-            align = (self.registers[chip.CRC_RX_CONFIG] & chip.RX_BIT_ALIGN_MASK) >> 6
-            answers = []
-            for card in ready:
-                value = card.levels[level][1]
-                if value & ((1 << known_bits) - 1) == known:
-                    rest = value >> known_bits << align
-                    count = (align + 40 - known_bits + 7) // 8
-                    answers.append(bytes([(rest >> (8 * i)) & 0xFF for i in range(count)]))
-            return tx_us, answers
+            return tx_us, self._anticollision(ready, level, data)
         for card in cards:  # anything else: a card that was not selected goes back to idle
             if card.state in (READY, ACTIVE):
                 card.state = IDLE
         return tx_us, []
+
+    def _anticollision(self, ready: list[ProximityTag], level: int, data: bytes) -> list[bytes]:
+        """ANTICOLLISION at a cascade level: the rest of the UID of each card that matches
+        the bits sent, aligned as RX_BIT_ALIGN says."""
+        known_bits = ((data[1] >> 4) - 2) * 8 + (data[1] & 0x0F)
+        if not 0 <= known_bits < 40:
+            return []
+        known = _bits_of(data[2:]) & ((1 << known_bits) - 1)
+        align = (self.registers[chip.CRC_RX_CONFIG] & chip.RX_BIT_ALIGN_MASK) >> 6
+        answers = []
+        for card in ready:
+            value = card.levels[level][1]
+            if value & ((1 << known_bits) - 1) == known:
+                rest = value >> known_bits << align
+                count = (align + 40 - known_bits + 7) // 8
+                answers.append(bytes([(rest >> (8 * i)) & 0xFF for i in range(count)]))
+        return answers
 
     def _proximity_collision(self, answers: list[bytes]) -> tuple[bytes, int]:
         """Bitwise: the first bit where the cards differ is the collision position."""

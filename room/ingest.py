@@ -435,20 +435,7 @@ class Ingest:
                 f"table {row.table} published seq {row.seq} again with other content "
                 "(a journal started afresh?): the first one is kept",
             )
-        touched: set[tuple[str, int]] = set()
-        for table, rows in result.new_events.items():
-            before = self.tracker.tables.get(table)
-            high = before.max_seq if before is not None else 0
-            opened, healed = self.tracker.saw(table, [r.seq for r in rows], now)
-            for hole in opened:
-                hole.gap_id = self.store.open_gap(table, hole.first, hole.last)
-            for hole in healed:
-                self._healed(hole, now)
-            for r in rows:
-                if r.hand is not None and (r.type in SUMMARY_TYPES or r.seq < high):
-                    touched.add((table, r.hand))
-            for kind, severity, text in self.chain.new_events(table, rows):
-                self.store.add_room_alert(table, kind, severity, text)
+        touched = self._new_events(result, now)
         for key, payload in notes:
             table, topic = key.split("/", 1)
             if topic == "state" and isinstance(payload.get("seq"), int):
@@ -463,6 +450,25 @@ class Ingest:
             if topic == "released":
                 for kind, severity, text in self.chain.release(table, payload):
                     self.store.add_room_alert(table, kind, severity, text)
+
+    def _new_events(self, result: WriteResult, now: float) -> set[tuple[str, int]]:
+        """The gaps the new events open or heal, their chain checked; the hands to summarize
+        again (a summary event, or an event older than what the table had)."""
+        touched: set[tuple[str, int]] = set()
+        for table, rows in result.new_events.items():
+            before = self.tracker.tables.get(table)
+            high = before.max_seq if before is not None else 0
+            opened, healed = self.tracker.saw(table, [r.seq for r in rows], now)
+            for hole in opened:
+                hole.gap_id = self.store.open_gap(table, hole.first, hole.last)
+            for hole in healed:
+                self._healed(hole, now)
+            for r in rows:
+                if r.hand is not None and (r.type in SUMMARY_TYPES or r.seq < high):
+                    touched.add((table, r.hand))
+            for kind, severity, text in self.chain.new_events(table, rows):
+                self.store.add_room_alert(table, kind, severity, text)
+        return touched
 
     def _healed(self, hole: Hole, now: float) -> None:
         if hole.asked_at is not None:

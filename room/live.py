@@ -64,60 +64,75 @@ def live_response(
     ingest: Ingest, slots: LiveSlots, client: str, full: bool, is_disconnected: Any
 ) -> LiveResponse:
     """The stream of one client (its slot already taken: given back when it ends)."""
-    loop = asyncio.get_running_loop()
-    inbox: asyncio.Queue[Any] = asyncio.Queue()
-    limits = slots.limits
-    state = {"waiting": False, "cut": False, "ended": False}
+    live = _LiveClient(ingest, slots, client, full, is_disconnected)
+    return LiveResponse(live.stream(), slots.limits.write_timeout, live.cut, live.end)
 
-    def cut() -> None:
-        if not state["cut"]:
-            state["cut"] = True
-            slots.cut += 1
-            log.warning("live stream of %s cut: it stopped reading", client)
 
-    def push(batch: Committed) -> None:  # on the event loop
-        if state["cut"]:
+class _LiveClient:
+    """One client's stream: the batches the ingest commits, queued on the event loop."""
+
+    def __init__(
+        self, ingest: Ingest, slots: LiveSlots, client: str, full: bool, is_disconnected: Any
+    ) -> None:
+        self.ingest = ingest
+        self.slots = slots
+        self.client = client
+        self.full = full
+        self.is_disconnected = is_disconnected
+        self.loop = asyncio.get_running_loop()
+        self.inbox: asyncio.Queue[Any] = asyncio.Queue()
+        self.waiting = False
+        self.was_cut = False
+        self.ended = False
+
+    def cut(self) -> None:
+        if not self.was_cut:
+            self.was_cut = True
+            self.slots.cut += 1
+            log.warning("live stream of %s cut: it stopped reading", self.client)
+
+    def push(self, batch: Committed) -> None:  # on the event loop
+        if self.was_cut:
             return
-        if full:
-            if inbox.qsize() >= limits.backlog:
-                cut()
-                inbox.put_nowait(_CUT)
+        if self.full:
+            if self.inbox.qsize() >= self.slots.limits.backlog:
+                self.cut()
+                self.inbox.put_nowait(_CUT)
                 return
-            inbox.put_nowait(batch)
-        elif not state["waiting"]:  # a notice: one waiting is enough
-            state["waiting"] = True
-            inbox.put_nowait(batch)
+            self.inbox.put_nowait(batch)
+        elif not self.waiting:  # a notice: one waiting is enough
+            self.waiting = True
+            self.inbox.put_nowait(batch)
 
-    def listener(batch: Committed) -> None:  # on the ingest's writer thread
-        loop.call_soon_threadsafe(push, batch)
+    def listener(self, batch: Committed) -> None:  # on the ingest's writer thread
+        self.loop.call_soon_threadsafe(self.push, batch)
 
-    async def stream() -> AsyncIterator[bytes]:
-        ingest.listeners.append(listener)
+    async def stream(self) -> AsyncIterator[bytes]:
+        self.ingest.listeners.append(self.listener)
         try:
             yield b": connected\n\n"
             while True:
                 try:
-                    batch = await asyncio.wait_for(inbox.get(), timeout=15)
+                    batch = await asyncio.wait_for(self.inbox.get(), timeout=15)
                 except TimeoutError:
-                    if await is_disconnected():
+                    if await self.is_disconnected():
                         return
                     yield b": keepalive\n\n"
                     continue
                 if batch is _CUT:
                     return
-                state["waiting"] = False
-                yield b"event: batch\ndata: " + json.dumps(_body(batch, full)).encode() + b"\n\n"
+                self.waiting = False
+                body = json.dumps(_body(batch, self.full)).encode()
+                yield b"event: batch\ndata: " + body + b"\n\n"
         finally:
-            end()
+            self.end()
 
-    def end() -> None:
-        if listener in ingest.listeners:
-            ingest.listeners.remove(listener)
-        if not state["ended"]:
-            state["ended"] = True
-            slots.give(client)
-
-    return LiveResponse(stream(), limits.write_timeout, cut, end)
+    def end(self) -> None:
+        if self.listener in self.ingest.listeners:
+            self.ingest.listeners.remove(self.listener)
+        if not self.ended:
+            self.ended = True
+            self.slots.give(self.client)
 
 
 def _body(batch: Committed, full: bool) -> dict[str, Any]:

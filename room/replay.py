@@ -7,6 +7,8 @@ each seat's last action, the pots awarded so far, and the event described for pe
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import Any
 
 from room.monitor import PROCEDURE_TITLES, public
@@ -114,101 +116,149 @@ def _collect(seats: dict[str, dict[str, Any]]) -> int:
     return total
 
 
+@dataclass
+class _Table:
+    """The table as a hand's events rebuild it, step by step."""
+
+    seats: dict[str, dict[str, Any]]
+    opening: dict[str, int]  # each seat's stack before the hand (a misdeal goes back to it)
+    board: list[str] = field(default_factory=list)
+    shown: dict[str, list[str]] = field(default_factory=dict)
+    last: dict[str, str] = field(default_factory=dict)
+    awarded: list[str] = field(default_factory=list)
+    pot: int = 0
+    street: str = "preflop"
+    button: Any = None
+
+    def apply(self, e: dict[str, Any]) -> None:
+        """Take one (public) event."""
+        handler = _HANDLERS.get(str(e.get("type")))
+        if handler is not None:
+            handler(self, e)
+
+    def hand_started(self, e: dict[str, Any]) -> None:
+        self.button = e.get("button")
+        for n in e.get("seats") or []:
+            _seat(self.seats, n)["status"] = "active"
+
+    def posted(self, e: dict[str, Any]) -> None:
+        if e.get("seat") is None:
+            return
+        seat = _seat(self.seats, e["seat"])
+        amount = int(e.get("amount") or e.get("ante") or 0)
+        seat["stack"] -= amount
+        if e.get("blind"):
+            seat["bet"] += amount
+        else:
+            self.pot += amount
+        self.last[str(e["seat"])] = describe(e)
+
+    def action(self, e: dict[str, Any]) -> None:
+        if e.get("seat") is None:
+            return
+        seat = _seat(self.seats, e["seat"])
+        action = e.get("action")
+        if action == "fold":
+            seat["status"] = "folded"
+        elif action != "check":
+            total = int(e.get("amount") or 0)
+            seat["stack"] -= max(0, total - int(seat["bet"]))
+            seat["bet"] = max(total, int(seat["bet"]))
+            if action == "allin" or seat["stack"] <= 0:
+                seat["status"] = "allin"
+        self.last[str(e["seat"])] = describe(e)
+
+    def board_dealt(self, e: dict[str, Any]) -> None:
+        self.pot += _collect(self.seats)
+        self.street = str(e.get("street") or self.street)
+        self.board = list(e.get("board") or [*self.board, *(e.get("cards") or [])])
+
+    def uncalled_bet_returned(self, e: dict[str, Any]) -> None:
+        if e.get("seat") is None:
+            return
+        seat = _seat(self.seats, e["seat"])
+        back = int(e.get("amount") or 0)
+        taken = min(back, int(seat["bet"]))
+        seat["bet"] -= taken
+        self.pot -= back - taken
+        seat["stack"] += back
+
+    def misdeal(self, _e: dict[str, Any]) -> None:
+        self.board, self.last, self.pot, self.street = [], {}, 0, "preflop"
+        for key, seat in self.seats.items():
+            seat["bet"] = 0
+            seat["stack"] = self.opening.get(key, seat["stack"])
+
+    def showdown(self, e: dict[str, Any]) -> None:
+        """`hands_tabled`, `showdown` and `pot_awarded`: the cards shown (and the bets in)."""
+        if e.get("type") != "hands_tabled":
+            self.pot += _collect(self.seats)
+            if e.get("showdown") or e.get("type") == "showdown":
+                self.street = "showdown"
+        for s, value in (e.get("showdown") or {}).items():
+            cards = value.get("cards") if isinstance(value, dict) else value
+            if cards:
+                self.shown[str(s)] = list(cards)
+                _seat(self.seats, s)["cards"] = list(cards)
+            if isinstance(value, dict) and value.get("rank"):
+                _seat(self.seats, s)["hand_name"] = str(value["rank"])
+
+    def pot_awarded(self, e: dict[str, Any]) -> None:
+        self.showdown(e)
+        self.awarded.append(describe(e))
+        for s, share in (e.get("shares") or {}).items():
+            _seat(self.seats, s)["stack"] += int(share)
+        self.pot = max(0, self.pot - int(e.get("amount") or 0))
+
+    def hand_completed(self, e: dict[str, Any]) -> None:
+        for s, stack in (e.get("stacks") or {}).items():
+            _seat(self.seats, s)["stack"] = int(stack)
+        _collect(self.seats)
+        self.pot = 0
+
+    def step(self, e: dict[str, Any]) -> dict[str, Any]:
+        """The table after the event `e`, as the replay page shows it."""
+        return {
+            "seq": e.get("seq"),
+            "type": e.get("type"),
+            "text": describe(e),
+            "street": self.street,
+            "button": self.button,
+            "pot": self.pot,
+            "board": list(self.board),
+            "shown": {k: list(v) for k, v in self.shown.items()},
+            "last": dict(self.last),
+            "awarded": list(self.awarded),
+            "seats": {k: dict(v, cards=list(v["cards"])) for k, v in self.seats.items()},
+        }
+
+
+_HANDLERS: dict[str, Callable[[_Table, dict[str, Any]], None]] = {
+    "hand_started": _Table.hand_started,
+    "posted": _Table.posted,
+    "action": _Table.action,
+    "board_dealt": _Table.board_dealt,
+    "uncalled_bet_returned": _Table.uncalled_bet_returned,
+    "misdeal": _Table.misdeal,
+    "hands_tabled": _Table.showdown,
+    "showdown": _Table.showdown,
+    "pot_awarded": _Table.pot_awarded,
+    "hand_completed": _Table.hand_completed,
+}
+
+
 def steps(
     events: list[dict[str, Any]], before: dict[str, Any] | None = None
 ) -> list[dict[str, Any]]:
     """The table after each event of a hand (`before`: the table's state before the hand,
     for the players' names and stacks)."""
-    board: list[str] = []
-    shown: dict[str, list[str]] = {}
-    last: dict[str, str] = {}
-    awarded: list[str] = []
     seats = _seats_before(before)
-    opening = {k: int(v["stack"]) for k, v in seats.items()}
-    pot = 0
-    street = "preflop"
-    button: Any = None
+    table = _Table(seats, {k: int(v["stack"]) for k, v in seats.items()})
     out = []
     for raw in events:
         e = public(raw)
-        kind = e.get("type")
-        if kind == "hand_started":
-            button = e.get("button")
-            for n in e.get("seats") or []:
-                _seat(seats, n)["status"] = "active"
-        elif kind == "posted" and e.get("seat") is not None:
-            seat = _seat(seats, e["seat"])
-            amount = int(e.get("amount") or e.get("ante") or 0)
-            seat["stack"] -= amount
-            if e.get("blind"):
-                seat["bet"] += amount
-            else:
-                pot += amount
-        elif kind == "action" and e.get("seat") is not None:
-            seat = _seat(seats, e["seat"])
-            action = e.get("action")
-            if action == "fold":
-                seat["status"] = "folded"
-            elif action != "check":
-                total = int(e.get("amount") or 0)
-                seat["stack"] -= max(0, total - int(seat["bet"]))
-                seat["bet"] = max(total, int(seat["bet"]))
-                if action == "allin" or seat["stack"] <= 0:
-                    seat["status"] = "allin"
-        elif kind == "board_dealt":
-            pot += _collect(seats)
-            street = str(e.get("street") or street)
-            board = list(e.get("board") or [*board, *(e.get("cards") or [])])
-        elif kind == "uncalled_bet_returned" and e.get("seat") is not None:
-            seat = _seat(seats, e["seat"])
-            back = int(e.get("amount") or 0)
-            taken = min(back, int(seat["bet"]))
-            seat["bet"] -= taken
-            pot -= back - taken
-            seat["stack"] += back
-        elif kind == "misdeal":
-            board, last, pot, street = [], {}, 0, "preflop"
-            for key, seat in seats.items():
-                seat["bet"] = 0
-                seat["stack"] = opening.get(key, seat["stack"])
-        elif kind in ("hands_tabled", "pot_awarded", "showdown"):
-            if kind != "hands_tabled":
-                pot += _collect(seats)
-                street = "showdown" if e.get("showdown") or kind == "showdown" else street
-            for s, value in (e.get("showdown") or {}).items():
-                cards = value.get("cards") if isinstance(value, dict) else value
-                if cards:
-                    shown[str(s)] = list(cards)
-                    _seat(seats, s)["cards"] = list(cards)
-                if isinstance(value, dict) and value.get("rank"):
-                    _seat(seats, s)["hand_name"] = str(value["rank"])
-        if kind == "pot_awarded":
-            awarded.append(describe(e))
-            for s, share in (e.get("shares") or {}).items():
-                _seat(seats, s)["stack"] += int(share)
-            pot = max(0, pot - int(e.get("amount") or 0))
-        if kind == "hand_completed":
-            for s, stack in (e.get("stacks") or {}).items():
-                _seat(seats, s)["stack"] = int(stack)
-            _collect(seats)
-            pot = 0
-        if kind in ("action", "posted") and e.get("seat") is not None:
-            last[str(e["seat"])] = describe(e)
-        out.append(
-            {
-                "seq": e.get("seq"),
-                "type": kind,
-                "text": describe(e),
-                "street": street,
-                "button": button,
-                "pot": pot,
-                "board": list(board),
-                "shown": {k: list(v) for k, v in shown.items()},
-                "last": dict(last),
-                "awarded": list(awarded),
-                "seats": {k: dict(v, cards=list(v["cards"])) for k, v in seats.items()},
-            }
-        )
+        table.apply(e)
+        out.append(table.step(e))
     return out
 
 

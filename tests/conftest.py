@@ -33,9 +33,11 @@ KINDS = ("unit", "scenarios", "system")
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Mark each test by its directory: tests/unit -> unit, tests/scenarios -> scenarios,
-    tests/system -> system. A test in tests/unit that needs a system part carries `system`
-    itself and is not marked unit. A test module not yet placed in one of them counts as
-    system (it may need a broker): `-m "not system"` never runs what it cannot know."""
+    tests/system -> system. A test in tests/unit marked `system` is refused: it belongs in
+    tests/system, so the unit folder holds only unit tests. A test module not yet placed in
+    one of them counts as system (it may need a broker): `-m "not system"` never runs what it
+    cannot know."""
+    misplaced: list[str] = []
     for item in items:
         try:
             kind = item.path.relative_to(TESTS).parts[0]
@@ -44,8 +46,13 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
         if kind not in KINDS:
             kind = "system"
         if kind == "unit" and item.get_closest_marker("system") is not None:
-            continue
+            misplaced.append(item.nodeid)
         item.add_marker(kind)
+    if misplaced:
+        raise pytest.UsageError(
+            "tests marked `system` under tests/unit (move them to tests/system): "
+            + ", ".join(misplaced[:5])
+        )
 
 
 @pytest.fixture(scope="session")

@@ -13,8 +13,8 @@ from collections.abc import Sequence
 
 from controller.engine import Engine
 from controller.engine.cards import FULL_DECK
+from controller.inputs import ButtonPress, Event, TagIn, TagOut, Tick
 from controller.messages import Message
-from controller.trace import ButtonPress, Event, TagIn, TagOut, Tick
 
 BOARD_AT = {"preflop": 0, "flop": 3, "turn": 4, "river": 5}
 

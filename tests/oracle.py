@@ -10,8 +10,8 @@ from pokerkit import Automation, ChipsPushing, NoLimitTexasHoldem, State
 
 from controller.engine import Engine, EngineSpec
 from controller.engine.cards import FULL_DECK
+from controller.inputs import Command, Event
 from controller.messages import Message
-from controller.trace import Command, Event
 from firmware_sim.dealer import Decision, HandPlan, TableDealer
 
 # Hole and board cards are dealt by this module from a seeded deck (pokerkit's own dealing

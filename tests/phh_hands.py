@@ -16,8 +16,8 @@ from pokerkit import ChipsPushing, State
 
 from controller.engine import Engine, EngineSpec
 from controller.engine.cards import FULL_DECK
+from controller.inputs import Event
 from controller.messages import Message
-from controller.trace import Event
 from firmware_sim.dealer import TableDealer
 from tests.oracle import (
     AUTOMATIONS,

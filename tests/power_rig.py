@@ -28,10 +28,11 @@ from pathlib import Path
 from controller.config import Config, load_config
 from controller.daemon import Daemon
 from controller.errors import TableError
+from controller.inputs import Badge, Event, TagIn, TagOut
 from controller.journal import open_journal, read_journal_dir, read_trace_file
 from controller.messages import EVENTS, STATUS
 from controller.replay import build_engine, replay_path
-from controller.trace import Badge, Event, TagIn, TagOut, event_to_json
+from controller.trace import event_to_json
 from firmware_sim.dealer import DealerClock, TableDealer, seat_players
 from firmware_sim.plans import random_hand
 from tests.broker import Mosquitto

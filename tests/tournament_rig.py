@@ -15,9 +15,9 @@ from typing import Any
 
 from controller.engine import Engine, EngineSpec
 from controller.engine.cards import FULL_DECK
+from controller.inputs import ButtonPress, Command, Event, TagIn, TagOut
 from controller.messages import Message
 from controller.rules.betting import street_order
-from controller.trace import ButtonPress, Command, Event, TagIn, TagOut
 from firmware_sim.dealer import Decision, HandPlan, TableDealer
 from firmware_sim.live_dealer import (
     can_start,

@@ -9,10 +9,10 @@ from pathlib import Path
 from typing import Any
 
 from controller.config import Config, load_config
+from controller.inputs import Event, TagIn
 from controller.messages import Message
 from controller.replay import build_engine, drive
 from controller.seal import ReleasePolicy, TableSeal, open_sealed
-from controller.trace import Event, TagIn
 from firmware_sim.dealer import DealerClock, Decision, HandPlan, TableDealer, seat_players
 
 ROOT = Path(__file__).resolve().parent.parent

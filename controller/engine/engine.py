@@ -12,8 +12,8 @@ from controller.engine.inputs import badges, buttons, chips, commands, devices, 
 from controller.engine.procedures.fouled_deck_35e import FOULED_DECK_HOLD
 from controller.engine.state import Level, Staffer
 from controller.engine.table import Table
+from controller.inputs import Badge, ButtonPress, Command, Device, Event, TagIn, TagOut
 from controller.messages import Message
-from controller.trace import Badge, ButtonPress, Command, Device, Event, TagIn, TagOut
 
 __all__ = ["Engine", "Staffer"]
 

@@ -136,8 +136,9 @@ def showdown_order(live: Iterable[int], button: int, *, aggressor: int | None) -
 def limit_raise_cap(players: int, house_cap: int = 3) -> int | None:
     """Raises allowed after the bet in fixed limit: the house cap, none once two players remain.
 
-    Rule 48 lifts the cap when the event is down to 2 players; the 001 hold'em
-    text when only two remain at the table. Pass whichever count the house uses.
+    Rule 48 lifts the cap when the event is down to 2 players; the hold'em basics
+    (docs/betting-rules.md) when only two remain at the table. Pass whichever count the
+    house uses.
     """
     return None if players <= 2 else house_cap
 

@@ -139,20 +139,7 @@ def evaluate(cards: Sequence[str]) -> HandRank:
             if high >= 0:
                 return (STRAIGHT_FLUSH, high + 2)
             break
-    quads: list[int] = []
-    trips: list[int] = []
-    pairs: list[int] = []
-    singles: list[int] = []
-    for r in range(12, -1, -1):
-        n = counts[r]
-        if n == 4:
-            quads.append(r + 2)
-        elif n == 3:
-            trips.append(r + 2)
-        elif n == 2:
-            pairs.append(r + 2)
-        elif n == 1:
-            singles.append(r + 2)
+    quads, trips, pairs, singles = _groups(counts)
     if quads:
         q = quads[0]
         return (FOUR_OF_A_KIND, q, max(r + 2 for r in range(13) if counts[r] and r + 2 != q))
@@ -168,6 +155,30 @@ def evaluate(cards: Sequence[str]) -> HandRank:
     high = _STRAIGHT_HIGH[rank_mask]
     if high >= 0:
         return (STRAIGHT, high + 2)
+    return _by_groups(trips, pairs, singles)
+
+
+def _groups(counts: list[int]) -> tuple[list[int], list[int], list[int], list[int]]:
+    """The rank values (2..14, highest first) held four, three, two times and once."""
+    quads: list[int] = []
+    trips: list[int] = []
+    pairs: list[int] = []
+    singles: list[int] = []
+    for r in range(12, -1, -1):
+        n = counts[r]
+        if n == 4:
+            quads.append(r + 2)
+        elif n == 3:
+            trips.append(r + 2)
+        elif n == 2:
+            pairs.append(r + 2)
+        elif n == 1:
+            singles.append(r + 2)
+    return quads, trips, pairs, singles
+
+
+def _by_groups(trips: list[int], pairs: list[int], singles: list[int]) -> HandRank:
+    """Three of a kind, two pair, one pair or high card (no flush, straight or better)."""
     if trips:
         return (THREE_OF_A_KIND, trips[0], *singles[:2])
     if len(pairs) >= 2:

@@ -141,7 +141,7 @@ INDEX: tuple[Entry, ...] = (
         "32",
         "Dead button: the big blind moves one player each hand",
         ("controller.engine.positions:next_positions",),
-        "`dead_button`: every profile plays a dead button (not read)",
+        "every profile: each house text plays a dead button (no profile field)",
     ),
     Entry(
         "34",
@@ -434,7 +434,7 @@ INDEX: tuple[Entry, ...] = (
         "RP-11",
         "Big-blind ante: posted by the big blind, dead money in the main pot",
         (f"{_BET}._post",),
-        "`bb_ante_recommended` (advisory, not read): the `level` command sets `bb_ante`",
+        "every profile: the room's `level` command sets `bb_ante` (no profile field)",
     ),
     Entry(
         "RP-14",

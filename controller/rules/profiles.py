@@ -112,9 +112,7 @@ class Profile:
 
     name: str
     title: str
-    source: str  # name of the transcript of the rule text the values were taken from
-    language: str = "en"  # language of the source text
-    table_languages: tuple[str, ...] = ()  # languages allowed at the table; () = posted by house
+    source: str  # the house document the values were taken from (publisher, title, edition)
     hand_start: HandStart = "riffle_shuffler_or_push"  # TDA 2019 23
     hand_start_triggers: tuple[HandStartTrigger, ...] = ("shuffler", "dealer_push")
     misdeal_max_actions: int | None = None  # None: until substantial action (35-D, 36)
@@ -125,8 +123,6 @@ class Profile:
     premature_card: PrematureCard = "rp5"  # TDA 2019 RP-5
     straddle: Straddle | None = None  # TDA 2019 has no straddle
     rake: Rake | None = None  # tournament rules: no rake
-    dead_button: bool = True  # TDA 2019 32
-    bb_ante_recommended: bool = True  # TDA 2019 RP-11
     odd_chip_unit: OddChipUnit = "smallest_chip"  # TDA 2019 20
     showdown_order: ShowdownOrder = "last_aggressor_else_first_left"  # TDA 2019 17-A
     undercall_always_full_call: bool = False  # TDA 2019 51-B: only heads-up or vs the opener
@@ -315,7 +311,7 @@ _CASINOS_AUSTRIA = Numbering(
         {
             "1": "art. 1",
             "2": "art. 2",
-            "7": "art. 3",  # (the transcript prints the title before the number)
+            "7": "art. 3",  # (the text prints the title before the number)
             "31": "art. 4",
             "6": "art. 5",
             "30": "art. 7",
@@ -385,24 +381,20 @@ _PROFILES = (
     Profile(
         name="tda-2019",
         title="Poker TDA 2019 Rules and Recommended Procedures",
-        source="tda-2019-en.txt",
+        source="Poker TDA, 2019 Rules and Recommended Procedures, with the Illustration Addendum",
     ),
     Profile(
         name="tda-2015",
         title="Poker TDA 2015 Rules (Italian translation)",
-        source="000_a8ec5eb7f12a6502.txt",
-        language="it",
+        source="Poker TDA, 2015 Rules, Italian translation (C. Scalzi, F. Stefanini)",
         # 2015 rule 22: riffle, shuffler button or dealer change: same as 2019 23.
         # 2015 rules 34 + 35: misdeal until substantial action, same as 2019.
-        bb_ante_recommended=False,  # 2015 RP-1..RP-7: no ante-format procedure
         numbering=_TDA2015,
     ),
     Profile(
         name="venezia",
         title="Casinò di Venezia: regolamento tornei poker",
-        source="002_9ee9120963990579.txt",
-        language="it",
-        table_languages=("it", "en"),  # art. 2
+        source="Casinò di Venezia, Regolamento tornei poker (Poker Hour)",
         hand_start="riffle_or_shuffler",  # art. 17: green button of the shuffle machine
         hand_start_triggers=("shuffler",),  # art. 17: a dealer change does not start a hand
         premature_card="keep_unexposed",  # art. 29
@@ -411,9 +403,7 @@ _PROFILES = (
     Profile(
         name="casinos-austria",
         title="Casinos Austria: regolamento dei tornei (Italian)",
-        source="003_ee3f4129255c7a26.txt",
-        language="it",
-        table_languages=("de", "en"),  # art. 5
+        source="Casinos Austria, Turnier Reglement, Italian edition",
         hand_start="dealer_lift",  # art. 9
         hand_start_triggers=("first_card",),  # lifting the cards = the first card at a seat
         misdeal_max_actions=2,  # art. 24: two or more moves and the hand stands
@@ -421,7 +411,6 @@ _PROFILES = (
         misdeal_extra_cards=2,  # art. 24: "ulteriori due o più carte"
         four_card_flop="unspecified",  # none; art. 1 defers to the CASAG rules
         premature_card="unspecified",  # none in the text
-        bb_ante_recommended=False,  # no ante format in the text
         odd_chip_unit="blind_or_ante",  # art. 32
         showdown_order="last_aggressor",  # art. 14 Showdown (1)
         undercall_always_full_call=True,  # art. 8
@@ -432,8 +421,7 @@ _PROFILES = (
     Profile(
         name="campione",
         title="Casinò di Campione: regole della casa (with TDA 2019)",
-        source="004_3695c542e3bee12b.txt",
-        language="it",
+        source="Casinò di Campione, house rules (sections by title), with TDA 2019",
         single_exposed_card="replace_as_burn",  # "Forme di misdeal"
         misdeal_extra_cards=2,  # "Forme di misdeal": "due o più carte in eccesso"
         straddle=Straddle(multiple=2, acts_last_preflop=True),  # "Puntate aggiuntive"
@@ -450,7 +438,6 @@ _PROFILES = (
 )
 
 PROFILES: Mapping[str, Profile] = MappingProxyType({p.name: p for p in _PROFILES})
-DEFAULT_PROFILE = "tda-2019"
 
 
 def get_profile(name: str) -> Profile:

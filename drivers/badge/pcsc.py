@@ -6,6 +6,7 @@ import importlib
 import logging
 import threading
 import time
+from dataclasses import dataclass
 from typing import Any
 
 from controller.errors import DeviceError
@@ -36,6 +37,17 @@ def _import_scard() -> Any:
 
 class _ServiceLost(Exception):
     """pcscd went away (or our context with it): establish a new context."""
+
+
+@dataclass
+class _Watch:
+    """What the watch of one context knows between two waits."""
+
+    reader_state: int  # the followed reader's last state (UNAWARE: not yet seen)
+    pnp_state: int  # the plug notifications' last state
+    reader: str | None = None
+    pnp_supported: bool = True  # False with an old pcscd: timed re-listing instead
+    relist: bool = True
 
 
 class PcscBadgeReader(BadgeReader):
@@ -177,67 +189,79 @@ class PcscBadgeReader(BadgeReader):
     def _watch(self, context: Any) -> None:
         """Follow the reader on one context until stopped; _ServiceLost when pcscd goes."""
         s = self.scard
-        unaware = s.SCARD_STATE_UNAWARE
-        changed = s.SCARD_STATE_CHANGED
-        vanished = s.SCARD_STATE_UNKNOWN | s.SCARD_STATE_IGNORE | s.SCARD_STATE_UNAVAILABLE
-        pnp_state = unaware
-        pnp_supported = True
-        reader: str | None = None
-        reader_state = unaware
-        relist = True
+        w = _Watch(reader_state=s.SCARD_STATE_UNAWARE, pnp_state=s.SCARD_STATE_UNAWARE)
         while not self._stop.is_set():
-            if relist:
-                relist = False
-                found = self._find_reader(context)
-                if found != reader:
-                    if reader is not None:
-                        self._left()
-                    reader, reader_state = found, unaware
-                    self.reader_name = found
-                if reader is None:
-                    self._device(OFFLINE)
+            if w.relist:
+                self._relist(context, w)
             states: list[tuple[str, int]] = []
-            if pnp_supported:
-                states.append((PNP_NOTIFICATION, pnp_state))
-            if reader is not None:
-                states.append((reader, reader_state))
+            if w.pnp_supported:
+                states.append((PNP_NOTIFICATION, w.pnp_state))
+            if w.reader is not None:
+                states.append((w.reader, w.reader_state))
             if not states:  # neither a reader nor plug notifications: look again later
                 self._stop.wait(self.wait_timeout)
-                relist = True
+                w.relist = True
                 continue
             hr, new_states = s.SCardGetStatusChange(context, int(self.wait_timeout * 1000), states)
             if self._stop.is_set():
                 return
-            if hr == s.SCARD_E_TIMEOUT:
-                relist = reader is None
+            if self._wait_failed(hr, w):
                 continue
-            if hr == s.SCARD_E_CANCELLED:
-                continue
-            if hr in self._vanished_codes:
-                reader = None
-                self._device(OFFLINE)
-                self._stop.wait(self.backoff_min)
-                relist = True
-                continue
-            if hr != s.SCARD_S_SUCCESS:
-                raise _ServiceLost(self._error(hr))
             self._healthy = True
             for name, event, _atr in new_states:
-                if name == PNP_NOTIFICATION:
-                    if event & s.SCARD_STATE_UNKNOWN:
-                        pnp_supported = False  # an old pcscd: fall back to timed re-listing
-                    elif event & changed:
-                        relist = True
-                    pnp_state = event & ~changed
-                elif reader is not None and name == reader:
-                    if event & vanished:
-                        reader = None
-                        self._device(OFFLINE)
-                        continue
-                    self._device(ONLINE)  # listed and answering (only a change is reported)
-                    if event & changed or reader_state == unaware:
-                        self._card_event(context, reader, reader_state, event)
-                    reader_state = event & ~changed
+                self._changed(context, w, name, event)
+
+    def _relist(self, context: Any, w: _Watch) -> None:
+        """List the readers again: a new one is followed, a gone one has left."""
+        w.relist = False
+        found = self._find_reader(context)
+        if found != w.reader:
+            if w.reader is not None:
+                self._left()
+            w.reader, w.reader_state = found, self.scard.SCARD_STATE_UNAWARE
+            self.reader_name = found
+        if w.reader is None:
+            self._device(OFFLINE)
+
+    def _wait_failed(self, hr: int, w: _Watch) -> bool:
+        """Whether the wait gave no states to read (timeout, cancelled, the reader gone);
+        _ServiceLost on any other error."""
+        s = self.scard
+        if hr == s.SCARD_E_TIMEOUT:
+            w.relist = w.reader is None
+            return True
+        if hr == s.SCARD_E_CANCELLED:
+            return True
+        if hr in self._vanished_codes:
+            w.reader = None
+            self._device(OFFLINE)
+            self._stop.wait(self.backoff_min)
+            w.relist = True
+            return True
+        if hr != s.SCARD_S_SUCCESS:
+            raise _ServiceLost(self._error(hr))
+        return False
+
+    def _changed(self, context: Any, w: _Watch, name: str, event: int) -> None:
+        """One state the wait reported: plug notifications, or the followed reader's."""
+        s = self.scard
+        changed = s.SCARD_STATE_CHANGED
+        vanished = s.SCARD_STATE_UNKNOWN | s.SCARD_STATE_IGNORE | s.SCARD_STATE_UNAVAILABLE
+        if name == PNP_NOTIFICATION:
+            if event & s.SCARD_STATE_UNKNOWN:
+                w.pnp_supported = False  # an old pcscd: fall back to timed re-listing
+            elif event & changed:
+                w.relist = True
+            w.pnp_state = event & ~changed
+        elif w.reader is not None and name == w.reader:
+            if event & vanished:
+                w.reader = None
+                self._device(OFFLINE)
+                return
+            self._device(ONLINE)  # listed and answering (only a change is reported)
+            if event & changed or w.reader_state == s.SCARD_STATE_UNAWARE:
+                self._card_event(context, w.reader, w.reader_state, event)
+            w.reader_state = event & ~changed
 
     def _find_reader(self, context: Any) -> str | None:
         s = self.scard

@@ -213,11 +213,6 @@ class ReaderDriver:
                 "focus_frames": self._focus_frames,
             }
 
-    @property
-    def device_state(self) -> str | None:
-        """The availability last reported to `on_device` ("offline"/"online"), or None."""
-        return self._device_state
-
     # -- thread ----------------------------------------------------------------------------
 
     def _run(self) -> None:
@@ -422,27 +417,12 @@ class ReaderDriver:
         elif isinstance(msg, msgs.Hello):
             self._hello(msg)
         elif isinstance(msg, msgs.Heartbeat):
-            if self._board_time:
-                self._board_clock.host_time(msg.uptime_ms, self._clock())
-            previous, self.uptime_ms = self.uptime_ms, msg.uptime_ms
-            # Uptime going back (not a 49.7-day wrap) is a reboot whose HELLO was lost.
-            if previous is not None and msg.uptime_ms < previous and previous < 0xF0000000:
-                self._restarted("its uptime went back")
+            self._heartbeat(msg)
         elif isinstance(msg, msgs.Arrivals):
             wall = self._clock()
             self._arrived = {key: wall - age / 1000 for key, age in msg.ages().items()}
         elif isinstance(msg, msgs.BoardError):
-            if self._no_arrivals(msg):
-                return
-            if msg.code in (msgs.ERR_RX_CRC, msgs.ERR_UNKNOWN_TYPE, msgs.ERR_RX_CUT):
-                self._focus_sent = None  # the frame it lost may have been our FOCUS
-            self._alerts.offer(
-                "reader_error",
-                f"{self.name}: board error {msg.code}: {msg.text}",
-                {"reader": self.name, "code": msg.code, "text": msg.text},
-                now,
-                key=str(msg.code),
-            )
+            self._board_error(msg, now)
         else:
             self._alerts.offer(
                 "reader_protocol_error",
@@ -450,6 +430,29 @@ class ReaderDriver:
                 {"reader": self.name},
                 now,
             )
+
+    def _heartbeat(self, msg: msgs.Heartbeat) -> None:
+        """The board's uptime: its clock against ours, and a reboot whose HELLO was lost."""
+        if self._board_time:
+            self._board_clock.host_time(msg.uptime_ms, self._clock())
+        previous, self.uptime_ms = self.uptime_ms, msg.uptime_ms
+        # Uptime going back (not a 49.7-day wrap) is a reboot whose HELLO was lost.
+        if previous is not None and msg.uptime_ms < previous and previous < 0xF0000000:
+            self._restarted("its uptime went back")
+
+    def _board_error(self, msg: msgs.BoardError, now: float) -> None:
+        """An error the board reports, alerted under its code."""
+        if self._no_arrivals(msg):
+            return
+        if msg.code in (msgs.ERR_RX_CRC, msgs.ERR_UNKNOWN_TYPE, msgs.ERR_RX_CUT):
+            self._focus_sent = None  # the frame it lost may have been our FOCUS
+        self._alerts.offer(
+            "reader_error",
+            f"{self.name}: board error {msg.code}: {msg.text}",
+            {"reader": self.name, "code": msg.code, "text": msg.text},
+            now,
+            key=str(msg.code),
+        )
 
     def _no_arrivals(self, msg: msgs.BoardError) -> bool:
         """An older board refusing our ARRIVALS_REQUEST: not asked again, not alerted."""

@@ -1067,8 +1067,9 @@ def build() -> None:
     # ---------------------------------------------------------------- house profiles
     pair(
         "profile_campione_single_exposed_card_becomes_the_burn",
-        "Campione, Forme di misdeal (004:10): one exposed hole card (not one of the first two) "
-        "is no misdeal: after the deal it is replaced by the top card and is the flop's burn.",
+        "Casinò di Campione, house rules, section 'Forme di misdeal': one exposed hole card (not "
+        "one of the first two) is no misdeal: after the deal it is replaced by the top card and "
+        "is the flop's burn.",
         lambda t: (
             t.expect(type="procedure_completed", procedure="exposed_card")
             .shuffler()
@@ -1098,8 +1099,9 @@ def build() -> None:
     )
     pair(
         "profile_campione_one_extra_card_is_not_a_misdeal",
-        "Campione (004:10): only two or more extra cards are a misdeal. One extra card is no "
-        "misdeal; the text says no more, so the floor is called and rules (rule 1).",
+        "Casinò di Campione, house rules, section 'Forme di misdeal': only two or more extra "
+        "cards are a misdeal. One extra card is no misdeal; the text says no more, so the floor "
+        "is called and rules (rule 1).",
         lambda t: t.expect(type="procedure_required", procedure="floor_call", rule="35A")
         .expect(type="floor_ruling", closed=["floor_call"])
         .expect(type="board_dealt", street="flop")
@@ -1118,7 +1120,8 @@ def build() -> None:
     )
     pair(
         "profile_campione_two_extra_cards_misdeal",
-        "Campione (004:10): two cards in excess of the hole cards: misdeal.",
+        "Casinò di Campione, house rules, section 'Forme di misdeal': two cards in excess of the "
+        "hole cards: misdeal.",
         lambda t: _redeal_after(
             t.expect(type="misdeal", reason="too_many_cards", extra=2)
             .shuffler()
@@ -1132,8 +1135,9 @@ def build() -> None:
     )
     pair(
         "profile_campione_straddle_acts_last_preflop",
-        "Campione, Puntate aggiuntive (004:8): the seat left of the big blind straddles twice "
-        "the big blind before the cards and acts last pre-flop, with the option to raise.",
+        "Casinò di Campione, house rules, section 'Puntate aggiuntive': the seat left of the big "
+        "blind straddles twice the big blind before the cards and acts last pre-flop, with the "
+        "option to raise.",
         lambda t: t.expect(type="posted", seat=3, blind="straddle", amount=200)
         .expect(type="action", seat=4, action="call", amount=200)
         .expect(type="action", seat=3, action="check", amount=200)
@@ -1148,8 +1152,8 @@ def build() -> None:
     # under tda-2019 as the same hand and only the rule under test tells the two apart.
     pair(
         "profile_casinos_austria_two_actions_stand",
-        "Casinos Austria art. 24 (003:183-185): once two moves were made the hand stands, even "
-        "two folds (TDA 2019 would still allow the misdeal).",
+        "Casinos Austria, tournament rules, art. 24: once two moves were made the hand stands, "
+        "even two folds (TDA 2019 would still allow the misdeal).",
         lambda t: (
             t.expect(type="misdeal_refused", rule="35D", profile_rule="art. 24")
             .shuffler()
@@ -1180,8 +1184,8 @@ def build() -> None:
     )
     pair(
         "profile_casinos_austria_two_later_exposed_cards_no_misdeal",
-        "Casinos Austria art. 24 (003:182): only the first or second card exposed is a misdeal; "
-        "two later exposed cards are not (TDA 2019 35-A-5 would be).",
+        "Casinos Austria, tournament rules, art. 24: only the first or second card exposed is a "
+        "misdeal; two later exposed cards are not (TDA 2019 35-A-5 would be).",
         lambda t: (
             t.expect(type="exposed_card", seat=3, rule="35A-5", profile_rule="art. 24")
             .expect(type="exposed_card", seat=4, rule="35A-5", profile_rule="art. 24")
@@ -1215,8 +1219,8 @@ def build() -> None:
     )
     pair(
         "profile_venezia_dealer_push_does_not_start_the_hand",
-        "Venezia art. 17 (002:93): only the shuffler's (green) button starts a hand; a dealer's "
-        "badge changes the dealer and starts nothing.",
+        "Casinò di Venezia, tournament rules, art. 17: only the shuffler's (green) button starts "
+        "a hand; a dealer's badge changes the dealer and starts nothing.",
         lambda t: (
             t.expect(type="dealer_changed", dealer={"uid": MARIA, **NAME})
             .expect(type="hand_started", trigger="shuffler", dealer={"uid": MARIA, **NAME})
@@ -1232,9 +1236,10 @@ def build() -> None:
     )
     pair(
         "profile_campione_exposed_button_card_gets_two_consecutive_cards",
-        "Campione, Forme di misdeal (004:10): the button's card is exposed (the last card of "
-        "the deal): 'il giocatore riceverà due carte consecutive': the exposed card goes to "
-        "the burn, the button gets the next card, and the exposed card is the flop's burn.",
+        "Casinò di Campione, house rules, section 'Forme di misdeal': the button's card is "
+        "exposed (the last card of the deal): 'il giocatore riceverà due carte consecutive': the "
+        "exposed card goes to the burn, the button gets the next card, and the exposed card is "
+        "the flop's burn.",
         lambda t: (
             t.expect(type="procedure_required", procedure="exposed_card", rule="35A-5")
             .expect(type="procedure_step", procedure="exposed_card", rule="35A-5")
@@ -1265,8 +1270,8 @@ def build() -> None:
     )
     pair(
         "profile_casinos_austria_one_extra_card_floor_two_misdeal",
-        "Casinos Austria art. 24 (003:176): 'ulteriori due o più carte': one extra card is no "
-        "misdeal (the floor is called), a second one is (TDA 2019: the first one is).",
+        "Casinos Austria, tournament rules, art. 24: 'ulteriori due o più carte': one extra card "
+        "is no misdeal (the floor is called), a second one is (TDA 2019: the first one is).",
         lambda t: (
             t.expect(type="procedure_required", procedure="floor_call", rule="35A")
             .expect(type="misdeal", reason="too_many_cards", extra=2, profile_rule="art. 24")
@@ -1287,9 +1292,9 @@ def build() -> None:
     )
     pair(
         "profile_casinos_austria_four_card_flop_calls_the_floor",
-        "Casinos Austria (003: no four-card-flop procedure; art. 1 defers to the floor): four "
-        "cards on the flop: the floor is called, the table holds, the floor's ruling (Kc to "
-        "the burn) releases it.",
+        "Casinos Austria, tournament rules (no four-card-flop procedure; art. 1 defers to the "
+        "floor): four cards on the flop: the floor is called, the table holds, the floor's ruling"
+        " (Kc to the burn) releases it.",
         lambda t: (
             t.expect(type="four_card_flop", rule="39", cards=["Td", "5s", "4c", "Kc"])
             .expect(type="procedure_required", procedure="floor_call", rule="39", floor=True)
@@ -1321,9 +1326,9 @@ def build() -> None:
     )
     pair(
         "profile_casinos_austria_premature_card_calls_the_floor",
-        "Casinos Austria (003: no premature-card procedure): a premature turn calls the floor; "
-        "the floor rules (the card back to the stub, its burn stays) and the turn comes "
-        "without a new burn.",
+        "Casinos Austria, tournament rules (no premature-card procedure): a premature turn calls "
+        "the floor; the floor rules (the card back to the stub, its burn stays) and the turn "
+        "comes without a new burn.",
         lambda t: (
             t.expect(type="premature_card", street="turn", rule="RP-5B", cards=["Jh"])
             .expect(type="premature_card", rule="RP-5B", severity="critical")
@@ -1348,7 +1353,7 @@ def build() -> None:
     )
     pair(
         "profile_tda2015_misdeal_cites_rule_34",
-        "TDA 2015 (000:335): the first card to the wrong seat is 2015's rule 34-A-2.",
+        "TDA 2015, rule 34-A-2: the first card to the wrong seat is 2015's rule 34-A-2.",
         lambda t: _redeal_after(
             t.expect(type="misdeal", rule="35A-2", profile_rule="34A-2")
             .shuffler()

@@ -1,5 +1,5 @@
 """The room kit as shipped (examples/mosquitto/mosquitto.conf and mosquitto-mtls.conf) against
-the attacks of issue 12: no identity takes a table's session over, client certificates
+the attacks it is hardened for: no identity takes a table's session over, client certificates
 (and their revocation), the ACL pinned to the room, a 100 MB command refused by the broker,
 and `tablectl sim` printing over the broker's TLS with its own identity.
 
@@ -214,7 +214,7 @@ def _anonymous_connect(broker: ShippedBroker, client_id: str, protocol: int) -> 
 
 
 def _attack(broker: ShippedBroker, client_id: str = "table-t01") -> None:
-    """The attack of the issue: CONNECTs without credentials, with the table's client id."""
+    """The session takeover: CONNECTs without credentials, with the table's client id."""
     for protocol in (mqtt.MQTTv311, mqtt.MQTTv5, mqtt.MQTTv311):
         answer = _anonymous_connect(broker, client_id, protocol)
         assert answer != "Success", "a CONNECT without a username was accepted"

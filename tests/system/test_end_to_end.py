@@ -16,10 +16,10 @@ import pytest
 from controller.cli import demo_script
 from controller.config import Config, load_config
 from controller.daemon import Daemon
+from controller.inputs import ButtonPress
 from controller.messages import Message
 from controller.schema import validate
 from controller.seal import open_sealed
-from controller.trace import ButtonPress
 from firmware_sim.dealer import DealerClock, Decision, HandPlan, TableDealer, seat_players
 from firmware_sim.player import ScriptPlayer
 from tests.broker import Mosquitto, Received, Subscriber

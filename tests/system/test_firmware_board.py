@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from controller.errors import ProtocolError
-from controller.trace import TagIn, TagOut
+from controller.inputs import TagIn, TagOut
 from drivers.reader import messages as m
 from drivers.reader.driver import ReaderDriver
 from drivers.reader.framing import Frame, FrameDecoder, encode

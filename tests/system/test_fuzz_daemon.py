@@ -24,8 +24,8 @@ from hypothesis import strategies as st
 
 from controller.config import load_config
 from controller.daemon import Daemon
+from controller.inputs import TagIn, TagOut
 from controller.journal import read_trace_file
-from controller.trace import TagIn, TagOut
 from drivers.reader import messages as m
 from drivers.reader.framing import CRC_LEN, HEADER_LEN, MAX_PAYLOAD, FrameDecoder, encode
 from firmware_sim.reader_board import ReaderBoardSim

@@ -30,8 +30,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from controller.trace import TagIn as TagInEvent
-from controller.trace import TagOut as TagOutEvent
+from controller.inputs import TagIn as TagInEvent
+from controller.inputs import TagOut as TagOutEvent
 from drivers.reader import messages as m
 from drivers.reader.driver import ReaderDriver
 from drivers.reader.framing import (

@@ -556,3 +556,44 @@ def test_a_command_the_broker_kept_comes_flagged_retained_once_per_subscription(
         room.publish(f"{PREFIX}/cmd/pause", b"", retain=True)
         room.publish(f"{PREFIX}/cmd/level", b"", retain=True)
         room.close()
+
+
+# --------------------------------------------------------------------------- the watermark
+
+
+def _acking_publisher(broker: Mosquitto, acked: int = 0) -> Publisher:
+    return Publisher(
+        broker.broker_config(),
+        PREFIX,
+        "tablectl-t01",
+        STATUS,
+        acked_seq=acked,
+        reconnect_min_delay=1,
+        reconnect_max_delay=1,
+    )
+
+
+def test_the_watermark_follows_the_pubacks_and_stops_during_an_outage(
+    mosquitto: Mosquitto,
+) -> None:
+    pub = _acking_publisher(mosquitto, acked=10)  # a restart that found 10 in the mark file
+    pub.start()
+    try:
+        assert pub.acked_seq == 10
+        for seq in range(11, 31):
+            pub.publish(event(seq))
+            pub.publish(holecards(seq))
+        assert pub.wait_idle(20)
+        assert pub.acked_seq == 30
+
+        mosquitto.stop()
+        for seq in range(31, 36):
+            pub.publish(event(seq))
+        time.sleep(0.5)  # give acks a chance to (wrongly) appear
+        assert pub.acked_seq == 30  # nothing the broker did not acknowledge
+
+        mosquitto.start()
+        assert pub.wait_idle(30)
+        assert pub.acked_seq == 35
+    finally:
+        pub.stop()

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from controller.trace import TagIn, TagOut
+from controller.inputs import TagIn, TagOut
 from drivers.reader import messages as m
 from drivers.reader.alerts import AlertLimiter
 from drivers.reader.driver import ReaderDriver

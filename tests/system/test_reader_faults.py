@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from controller.trace import Device, TagIn, TagOut
+from controller.inputs import Device, TagIn, TagOut
 from drivers.reader.driver import ReaderDriver
 from firmware_sim.reader_board import ReaderBoardSim
 from tests.broker import Subscriber

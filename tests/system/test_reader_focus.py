@@ -17,7 +17,8 @@ import pytest
 
 from controller.config import load_config
 from controller.daemon import Daemon
-from controller.trace import Event, TagIn, load_trace
+from controller.inputs import Event, TagIn
+from controller.trace import load_trace
 from drivers.reader.driver import ReaderDriver
 from firmware_sim.player import ScriptPlayer
 from firmware_sim.reader_board import ReaderBoardSim

@@ -16,6 +16,7 @@ from controller.commands import ACCEPTED_COMMANDS, COMMAND_NAMES
 from controller.config import load_config
 from controller.daemon import Daemon, FromRoom, RefusedCommand
 from controller.holeresend import KINDS
+from controller.inputs import Command
 from controller.messages import (
     ALERTS,
     EVENTS,
@@ -27,7 +28,6 @@ from controller.messages import (
     STATUS,
 )
 from controller.resend import ResendRequest
-from controller.trace import Command
 from tests.broker import EXAMPLE_ACL, ROOT
 
 EXAMPLE = ROOT / "examples" / "sim-table.toml"

@@ -139,6 +139,8 @@ def test_rule_53a_acting_out_of_turn_is_refused_by_the_state_machine() -> None:
     with pytest.raises(RuleError) as err:
         r.bet_or_raise_to(3, 300)
     assert err.value.rule == "53-A"
+    assert not r.can_call(3) and not r.can_check(3) and not r.can_fold(3)
+    assert r.can_call(1)  # in turn; facing no bet the call is a check (55-A)
 
 
 # ------------------------------------------------------------------ rule 43 min raise

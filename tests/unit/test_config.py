@@ -516,7 +516,7 @@ def test_badge_reader_refusals(tmp_path: Path, snippet: str, expected: str) -> N
     refuse(tmp_path, MINIMAL + "[devices.badge_reader]\n" + snippet, expected)
 
 
-# --------------------------------------------------------------------------- secrets (issue 12)
+# --------------------------------------------------------------------------- secrets
 
 
 def test_credentials_file_readable_by_others_is_refused_like_ssh_does(tmp_path: Path) -> None:

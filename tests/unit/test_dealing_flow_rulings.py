@@ -1,4 +1,4 @@
-"""Issue 11 A, the dealing flow's rulings at engine level: a seat dealt out after substantial
+"""The dealing flow's rulings at engine level: a seat dealt out after substantial
 action (35-D with 38), the re-deal as an exact re-play (35-C), skipped players (53-B) and
 alert texts that never name a card not yet public."""
 

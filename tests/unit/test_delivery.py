@@ -1,5 +1,5 @@
-"""At-least-once across restarts: the durable `acked` mark, the publisher's PUBACK watermark
-(on a real mosquitto), and what a replay selects to publish again."""
+"""At-least-once across restarts: the durable `acked` mark and what a replay selects to publish
+again (the publisher's PUBACK watermark on a real mosquitto: tests/system/test_publisher.py)."""
 
 from __future__ import annotations
 
@@ -10,8 +10,6 @@ import pytest
 
 from controller.delivery import AckedMark, Redelivery, acked_path
 from controller.messages import ALERTS, EVENTS, HOLECARDS, STATE, Message
-from controller.publisher import Publisher
-from tests.broker import Mosquitto
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -125,48 +123,6 @@ def test_a_segment_starting_after_the_mark_is_sent_whole_and_the_gap_reported() 
     redo.add([event(5), state(5)])  # a checkpoint at seq 4: events 3 and 4 are not here
     assert redo.gap and not redo.behind
     assert redo.result() == [event(5), state(5)]
-
-
-# --------------------------------------------------------------------------- the watermark
-
-
-def _publisher(broker: Mosquitto, acked: int = 0) -> Publisher:
-    return Publisher(
-        broker.broker_config(),
-        PREFIX,
-        "tablectl-t01",
-        {"table": "t01"},
-        acked_seq=acked,
-        reconnect_min_delay=1,
-        reconnect_max_delay=1,
-    )
-
-
-@pytest.mark.system  # a real mosquitto and a started daemon
-def test_the_watermark_follows_the_pubacks_and_stops_during_an_outage(
-    mosquitto: Mosquitto,
-) -> None:
-    pub = _publisher(mosquitto, acked=10)  # a restart that found 10 in the mark file
-    pub.start()
-    try:
-        assert pub.acked_seq == 10
-        for seq in range(11, 31):
-            pub.publish(event(seq))
-            pub.publish(hole(seq))
-        assert pub.wait_idle(20)
-        assert pub.acked_seq == 30
-
-        mosquitto.stop()
-        for seq in range(31, 36):
-            pub.publish(event(seq))
-        time.sleep(0.5)  # give acks a chance to (wrongly) appear
-        assert pub.acked_seq == 30  # nothing the broker did not acknowledge
-
-        mosquitto.start()
-        assert pub.wait_idle(30)
-        assert pub.acked_seq == 35
-    finally:
-        pub.stop()
 
 
 # ----------------------------------------------------------------- edges (docs/testing.md)

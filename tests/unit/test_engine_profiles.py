@@ -50,8 +50,9 @@ def _straddle_hand(profile: str) -> Table:
 
 
 def test_campione_straddle_is_posted_and_the_straddler_acts_last_preflop() -> None:
-    """Campione, "Puntate aggiuntive" (004:8): a straddle of twice the big blind, before
-    the cards, by the player left of the big blind, who then acts last and may raise."""
+    """Casinò di Campione, house rules, section "Puntate aggiuntive": a straddle of twice the
+    big blind, before the cards, by the player left of the big blind, who then acts last and
+    may raise."""
     table = _straddle_hand("campione")
     posted = [e for e in table.events("posted") if e["blind"] == "straddle"]
     assert [(e["seat"], e["amount"]) for e in posted] == [(3, 200)]

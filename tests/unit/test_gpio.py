@@ -13,7 +13,7 @@ import pytest
 
 from controller.backends import create_backend
 from controller.errors import ConfigError, DeviceError, TableError
-from controller.trace import ButtonPress
+from controller.inputs import ButtonPress
 from drivers.gpio import Lamps, PinPlan, TableButtons
 from drivers.gpio.rpi import RpiBackend
 from drivers.gpio.sim import ManualClock, SimBackend, send_control

@@ -1,4 +1,4 @@
-"""Hand evaluator: categories, kickers (001 examples), wheel, and agreement with pokerkit."""
+"""Hand evaluator: categories, kickers (hold'em basics examples), wheel, agreement with pokerkit."""
 
 from __future__ import annotations
 
@@ -69,27 +69,27 @@ def test_rule_12_seven_card_straight_flush_beats_higher_plain_straight() -> None
     assert ev("8h 7h 6h 5h 4h 9c Tc")[0] == STRAIGHT_FLUSH
 
 
-def test_001_example_1_kicker_queen_beats_jack() -> None:
+def test_holdem_basics_kicker_example_1_kicker_queen_beats_jack() -> None:
     board = "Ad 2c 3h 5s 8d"
     assert ev("As Qh " + board) > ev("Ac Jh " + board)
 
 
-def test_001_example_2_same_best_five_splits() -> None:
+def test_holdem_basics_kicker_example_2_same_best_five_splits() -> None:
     board = "Ah 8d 2c 3h 3s"
     assert ev("As 7h " + board) == ev("Ad 7c " + board)
 
 
-def test_001_example_3_board_kicker_splits() -> None:
+def test_holdem_basics_kicker_example_3_board_kicker_splits() -> None:
     board = "Ah 3d 3c Kh 9s"
     assert ev("As Qh " + board) == ev("Ad Jc " + board)
 
 
-def test_001_example_4_ten_eight_beats_ten_seven() -> None:
+def test_holdem_basics_kicker_example_4_ten_eight_beats_ten_seven() -> None:
     board = "Ah Kd Jc 5h 6s"
     assert ev("Ts 8h " + board) > ev("Td 7c " + board)
 
 
-def test_001_example_5_ten_four_splits_with_ten_two() -> None:
+def test_holdem_basics_kicker_example_5_ten_four_splits_with_ten_two() -> None:
     board = "Ah Kd Jc 5h 6s"
     assert ev("Ts 2h " + board) == ev("Td 4c " + board)
 

@@ -11,9 +11,9 @@ import pytest
 
 from controller.config import load_config
 from controller.errors import ConfigError, JournalError, TraceError
+from controller.inputs import ButtonPress, Command, Tick
 from controller.journal import Journal, read_trace_file
 from controller.messages import ALERTS, Message
-from controller.trace import ButtonPress, Command, Tick
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "sim-table.toml"
 

@@ -6,20 +6,16 @@ import dataclasses
 import gzip
 import io
 import json
-import random
 import subprocess
-import time
-from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from controller.cli import main as cli_main
-from controller.config import Config, load_config
-from controller.daemon import Daemon
+from controller.config import load_config
 from controller.engine.checkpoint import VERSION, checkpoint, restore
 from controller.errors import CheckpointError, ConfigError, JournalError, TraceError
+from controller.inputs import ButtonPress, TagIn, Tick
 from controller.journal import (
     SEGMENT_RE,
     SegmentedJournal,
@@ -30,79 +26,8 @@ from controller.journal import (
 )
 from controller.messages import Message
 from controller.replay import build_engine, drive, drive_segments, replay_path
-from controller.trace import ButtonPress, Command, Event, TagIn, Tick
-from firmware_sim.dealer import DealerClock, TableDealer, seat_players
-from firmware_sim.plans import random_hand
-from tests.broker import Mosquitto
-
-EPOCH = 1_700_000_000.0
-TABLE_TOML = """
-[table]
-id = "t01"
-room = "sim"
-seats = 6
-
-[devices.badge_reader]
-backend = "none"
-
-[journal]
-directory = "journal"
-max_segment_mb = 0.01
-"""
-
-
-def make_config(tmp_path: Path, journal: str = "") -> Config:
-    path = tmp_path / "t01.toml"
-    path.write_text(TABLE_TOML + journal)
-    return load_config(path)
-
-
-def session(config: Config, hands: int, seed: int = 3) -> list[Event]:
-    """Seat six players, then random hands with room commands between some of them
-    (level changes, a player leaving, a new player sitting down, a button placement)."""
-    events: list[Event] = seat_players(
-        [(s, f"P{s}", 5_000) for s in range(1, 6)], (50, 100, 0), button=5
-    )
-    shadow = build_engine(config)
-    for event in events:
-        shadow.apply(event)
-    rng = random.Random(seed)
-    dealer = TableDealer(DealerClock(0.5), settle=config.rules.settle_seconds)
-    for number in range(hands):
-        hand = random_hand(shadow, dealer, rng)
-        between: list[Event] = []
-        t = dealer.clock.t
-        if number == 1:
-            between = [Command(t, "level", {"small_blind": 100, "big_blind": 200, "ante": 25})]
-        elif number == 2:
-            between = [Command(t, "unseat", {"seat": 2})]
-        elif number == 3:
-            between = [Command(t, "seat", {"seat": 6, "player": "New", "stack": 4_000})]
-        elif number == 5:
-            between = [Command(t, "button", {"seat": 4})]
-        if hand:
-            # A command during the hand (rule 23: a level applies from the next hand).
-            hand.insert(
-                2,
-                Command(
-                    hand[1].t, "level", {"small_blind": 100 + number, "big_blind": 300, "ante": 0}
-                ),
-            )
-        for event in [*hand, *between]:
-            shadow.apply(event)
-        events += [*hand, *between]
-        dealer.clock.step(1.0)
-    return events
-
-
-def run_daemon(config: Config, events: list[Event]) -> tuple[Daemon, list[list[Message]]]:
-    """The daemon's own journal-then-apply path (no devices, no broker), one call per input."""
-    daemon = Daemon(config, clock=lambda: EPOCH)
-    daemon.journal = open_journal(config.journal, config.table.id, now=EPOCH)
-    assert daemon.journal is not None
-    daemon.epoch = daemon.journal.epoch
-    out = [daemon.process(event) for event in events]
-    return daemon, out
+from firmware_sim.dealer import seat_players
+from tests.journal_session import EPOCH, TABLE_TOML, make_config, run_daemon, session
 
 
 def lines(messages: list[Message]) -> list[str]:
@@ -210,47 +135,6 @@ def test_replay_from_segment_one_equals_recovery_from_the_last_checkpoint(tmp_pa
     replay_path(config, tmp_path / "journal", out)
     everything = [m.to_line(config.broker.prefix) for ms in per_input for m in ms]
     assert out.getvalue().splitlines() == everything
-
-
-@pytest.mark.system  # a real mosquitto and a started daemon
-@pytest.mark.timeout(60)
-def test_daemon_recovers_from_the_last_checkpoint_alone(
-    tmp_path: Path, mosquitto: Mosquitto
-) -> None:
-    config = make_config(tmp_path, "keep_segments = 1\nkeep_days = 0\n")
-    events = session(config, hands=5)
-    cut = len(events) - 40  # the daemon stops in the middle of the last hand
-    first, _ = run_daemon(config, events[:cut])
-    assert first.journal is not None
-    first.journal.close()
-    assert len(list_segments(tmp_path / "journal")) == 1  # older segments were deleted
-    second = Daemon(config, broker=mosquitto.broker_config(), clock=lambda: EPOCH)
-    second.start()  # the real start: recovery from the checkpoint, devices, loop
-    try:
-        assert second.journal is not None and second.journal.checkpoint is not None
-        assert second.engine.snapshot() == first.engine.snapshot()
-        for event in events[cut:]:
-            second.submit(event)
-        assert wait_for(lambda: second.applied == len(events) - cut)
-        assert second.engine.snapshot() == full_run_snapshot(config, events)
-    finally:
-        second.stop()
-
-
-def wait_for(predicate: Callable[[], bool], timeout: float = 30.0) -> bool:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if predicate():
-            return True
-        time.sleep(0.02)
-    return predicate()
-
-
-def full_run_snapshot(config: Config, events: list[Event]) -> dict[str, Any]:
-    engine = build_engine(config)
-    for event in events:
-        engine.apply(event)
-    return engine.snapshot()
 
 
 def _segment_dir(tmp_path: Path, count: int, step: float) -> tuple[SegmentedJournal, Path]:
@@ -422,7 +306,8 @@ def test_a_one_file_journal_migrates_to_segment_one_as_documented(tmp_path: Path
 
 
 def test_checkpoint_keeps_holds_penalties_staff_dealer_and_early_chips(tmp_path: Path) -> None:
-    from controller.trace import Badge, parse_event
+    from controller.inputs import Badge
+    from controller.trace import parse_event
 
     config = make_config(tmp_path)
     engine = build_engine(config)
@@ -531,8 +416,8 @@ def test_a_restart_after_a_rotation_knows_the_chips_still_on_the_table(tmp_path:
     its chips, and recovery gives them back to the readers' view (cards and chips), so the
     chips that leave while the daemon is down are caught up as gone."""
     from controller.engine.checkpoint import restore
+    from controller.inputs import TagIn
     from controller.recovery import _seed_view_from_checkpoint
-    from controller.trace import TagIn
 
     config = load_config(Path(__file__).resolve().parents[2] / "examples" / "sim-table.toml")
     engine = build_engine(config)

@@ -23,8 +23,8 @@ import pytest
 from pokerkit import StandardHighHand
 
 from controller.engine import Engine, EngineSpec
+from controller.inputs import ButtonPress, Command, Event
 from controller.messages import Message
-from controller.trace import ButtonPress, Command, Event
 from firmware_sim.dealer import Decision, HandPlan, TableDealer
 
 BOARD = ["Kd", "9s", "8h", "3d", "2c"]  # no straight, no flush, nothing paired by the holes

@@ -5,7 +5,7 @@ from __future__ import annotations
 from types import SimpleNamespace
 from typing import Any
 
-from controller.trace import TagIn, TagOut
+from controller.inputs import TagIn, TagOut
 from firmware_sim.player import ScriptPlayer
 
 REGISTRY = {f"04C0000050000{i}": 500 for i in range(1, 4)}

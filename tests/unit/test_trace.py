@@ -8,19 +8,8 @@ from typing import Any
 import pytest
 
 from controller.errors import TraceError
-from controller.trace import (
-    Badge,
-    ButtonPress,
-    Command,
-    Device,
-    TagIn,
-    TagOut,
-    Tick,
-    event_to_dict,
-    event_to_json,
-    parse_event,
-    parse_line,
-)
+from controller.inputs import Badge, ButtonPress, Command, Device, TagIn, TagOut, Tick
+from controller.trace import event_to_dict, event_to_json, parse_event, parse_line
 
 GOOD: list[tuple[dict[str, Any], object]] = [
     ({"t": 6.0, "event": "tick"}, Tick(6.0)),
@@ -205,3 +194,23 @@ def test_a_line_that_is_not_json_says_where() -> None:
     with pytest.raises(TraceError, match=r"not JSON: .* at column"):
         parse_line('{"t": 0, "event": ')
     assert parse_line(json.dumps({"t": 0, "event": "tick"})) == Tick(0.0)
+
+
+def test_each_input_type_has_one_home_in_controller_inputs() -> None:
+    """The input types are imported from `controller.inputs`, never through `controller.trace`."""
+    import ast
+    from pathlib import Path
+
+    import controller.inputs
+    import controller.trace
+
+    root = Path(__file__).resolve().parents[2]
+    defined = {n for n in vars(controller.inputs) if not n.startswith("_")}
+    assert not set(controller.trace.__all__) & defined
+    wrong = []
+    for folder in ("bench", "broadcast", "controller", "drivers", "firmware_sim", "room", "tests"):
+        for path in (root / folder).rglob("*.py"):
+            for node in ast.walk(ast.parse(path.read_text())):
+                if isinstance(node, ast.ImportFrom) and node.module == "controller.trace":
+                    wrong += [f"{path}: {a.name}" for a in node.names if a.name in defined]
+    assert wrong == []
