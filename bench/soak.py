@@ -160,7 +160,7 @@ class Soak:
             "journal_bytes_max": max(s["journal_bytes"] for s in self.samples),
             "journal_files_max": max(s["journal_files"] for s in self.samples),
             "python_allocator": heap.python_allocator(),
-            "heap_trims": self.daemon.heap_trims,
+            "heap_trims": self.daemon.heap_trim.trims,
             "daemon_cpu_s": last["daemon_cpu_s"],
             "daemon_cpu_ms_per_hand": round(1000 * last["daemon_cpu_s"] / hands, 2),
         }

@@ -502,7 +502,7 @@ class _SimTable:
         if stop.is_set():
             return
         # the timers left running, and every hole-card key still owed (TV shows the cards)
-        tail = max(self.daemon.now() + SIM_TAIL, self.daemon.last_release_due() or 0.0)
+        tail = max(self.daemon.now() + SIM_TAIL, self.daemon.seal.last_due() or 0.0)
         player.advance(round(tail, 6))
         if self.daemon.publisher is not None:
             self.daemon.publisher.wait_idle(5.0)

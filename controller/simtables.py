@@ -252,7 +252,7 @@ def _worker(argv: Sequence[str] | None = None) -> int:
         player = ScriptPlayer(daemon, speed=args.speed, clock=clock)
         played = player.play(events, stop)
         if not stop.is_set():  # the timers left running, and every hole-card key still owed
-            tail = max(daemon.now() + SIM_TAIL, daemon.last_release_due() or 0.0)
+            tail = max(daemon.now() + SIM_TAIL, daemon.seal.last_due() or 0.0)
             player.advance(round(tail, 6))
         wall = time.monotonic() - began
         if daemon.publisher is not None:

@@ -828,6 +828,6 @@ def test_a_flood_of_room_commands_is_refused_at_the_table_with_replies(
             refused = [r for r in resends if "rate limited" in str(r.get("error"))]
             assert len(refused) >= 17, [r.get("error") for r in resends]
             assert answered < 10
-        assert daemon.command_limit.refused["commands"] == len(limited)
+        assert daemon.commands.limit.refused["commands"] == len(limited)
     finally:
         daemon.stop()

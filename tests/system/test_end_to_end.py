@@ -236,7 +236,7 @@ def test_restart_recovers_state_and_seq_from_journal(
         assert second.engine.seq == seq_before
         assert second.engine.hand_number == first.engine.hand_number
         room = Subscriber(mosquitto_acl, f"{PREFIX}/events", username="room")
-        second.submit_command("level", b'{"small_blind": 200, "big_blind": 400, "ante": 0}')
+        second.commands.submit("level", b'{"small_blind": 200, "big_blind": 400, "ante": 0}')
         ScriptPlayer(second).perform(ButtonPress(0.0, "shuffler"))
         assert room.wait_for(
             lambda m: any(json.loads(x.payload)["type"] == "hand_started" for x in m), 10

@@ -12,9 +12,10 @@ from typing import Any
 import pytest
 
 from controller.config import Config, load_config
-from controller.daemon import Daemon, DeviceAlert, RefusedCommand
+from controller.daemon import Daemon
 from controller.engine import Engine
 from controller.errors import DeviceError
+from controller.items import DeviceAlert, RefusedCommand
 from controller.journal import open_journal, read_journal_dir, read_trace_file
 from controller.messages import Message
 from controller.replay import replay_path
@@ -175,7 +176,7 @@ def test_a_journal_replays_with_the_staff_it_started_with(
             lambda ms: any(b'"badge_unknown"' in m.payload for m in ms), 10
         ), "the unknown badge was not refused"
         request = {"uid": stranger, "person": "Eva Neri", "role": "dealer", "id": "s1"}
-        daemon.submit_command("staff", json.dumps(request).encode())
+        daemon.commands.submit("staff", json.dumps(request).encode())
         assert room.wait_for(lambda ms: any(b'"s1"' in m.payload for m in ms), 10)
         daemon.stop()
         assert stranger in staff.read_text()  # the file follows the room's command
@@ -245,7 +246,7 @@ def test_a_journal_cut_inside_an_inputs_messages_is_completed_at_the_restart(
         for request in ("x1", "x2"):  # two restarts, an input between them
             daemon = Daemon(config, broker=broker)
             daemon.start()
-            daemon.submit_command("pause", json.dumps({"id": request}).encode())
+            daemon.commands.submit("pause", json.dumps({"id": request}).encode())
 
             def answered(ms: list[Received], r: str = request) -> bool:
                 return any(r.encode() in m.payload for m in ms)
@@ -301,17 +302,17 @@ def test_an_input_the_engine_failed_on_replays_as_it_went_live(
 
 
 def test_an_effect_that_fails_after_the_commit_is_told_and_the_next_input_goes_on(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path,
 ) -> None:
     config = _sim_config(tmp_path)
     daemon = _offline(config)
     probe = JournalProbe(tmp_path / "t01.journal")
     daemon.publisher = probe  # type: ignore[assignment]
 
-    def broken_lamps() -> None:
+    def broken_lamps(out: list[Message]) -> None:
         raise DeviceError("GPIO17: lamp driver not answering")
 
-    monkeypatch.setattr(daemon, "_update_lamps", broken_lamps)
+    daemon.register_event_handler("table:committed", broken_lamps)
     daemon.handle(SEATS[:1])
     daemon.handle(SEATS[1:])
     faults = [m.payload for m, _ in probe.published if m.payload.get("type") == "daemon_fault"]
@@ -370,7 +371,7 @@ def test_a_clean_stop_between_hands_starts_a_new_segment(
     first = Daemon(config, broker=broker)
     first.start()
     for command in SEATS:
-        first.submit_command(command.name, json.dumps(command.args).encode())
+        first.commands.submit(command.name, json.dumps(command.args).encode())
     assert poll(lambda: first.engine.seats[2].player == "Bruno", 10)
     first.stop()
     segments = read_journal_dir(tmp_path / "journal")
