@@ -8,7 +8,6 @@ import dataclasses
 import logging
 import math
 import shutil
-import signal
 import sys
 import tempfile
 import threading
@@ -24,6 +23,7 @@ from controller.errors import TableError
 from controller.simdemo import demo_events, demo_script
 from controller.simtables import MAX_TABLES
 from controller.simview import Feed, LiveView, Sink, make_console, raw_printer
+from controller.supervision import stop_on_signals
 from controller.trace import Event, load_trace
 
 __all__ = ["build_parser", "demo_events", "demo_script", "main", "trace_headers"]
@@ -179,16 +179,6 @@ def cmd_replay(args: argparse.Namespace) -> int:
     return 0
 
 
-def _wait_for_signal(stop: threading.Event, *, hangup: bool = False) -> None:
-    def handler(signum: int, _frame: object) -> None:
-        stop.set()
-
-    signal.signal(signal.SIGINT, handler)
-    signal.signal(signal.SIGTERM, handler)
-    if hangup:  # the terminal closed: stop cleanly all the same
-        signal.signal(signal.SIGHUP, handler)
-
-
 def cmd_run(args: argparse.Namespace) -> int:
     """`tablectl run --config FILE`: the daemon on the configured backends."""
     from controller.daemon import Daemon
@@ -198,7 +188,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         raise TableError(f"{config.path}: [broker] host: required by `tablectl run`")
     daemon = Daemon(config)
     stop = threading.Event()
-    _wait_for_signal(stop)
+    stop_on_signals(stop)
     daemon.start()
     logging.getLogger("tablectl").info("table %s running", config.table.id)
     while not stop.wait(1.0) and daemon.failed is None:
@@ -275,7 +265,7 @@ def cmd_sim(args: argparse.Namespace) -> int:
     if not args.json:
         logging.getLogger().setLevel(logging.DEBUG if args.verbose else logging.WARNING)
     stop = threading.Event()
-    _wait_for_signal(stop, hangup=True)
+    stop_on_signals(stop, hangup=True)
     with contextlib.ExitStack() as cleanup:
         run = _Run(
             live=None if args.json else LiveView(make_console(), [], None),

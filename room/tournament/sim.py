@@ -246,9 +246,9 @@ class SimTournament:
         """Print what the tournament does, until it has a winner (or Ctrl-C)."""
         assert self.floor is not None
         shown = 0.0
-        from controller.cli import _wait_for_signal
+        from controller.supervision import stop_on_signals
 
-        _wait_for_signal(self.stop)
+        stop_on_signals(self.stop)
         while not self.stop.wait(0.5):
             try:
                 summary = self.floor.call("GET", "/api/tournament")

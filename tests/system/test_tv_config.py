@@ -93,7 +93,7 @@ def test_defaults(tmp_path: Path) -> None:
         ),
         (('id = "t01"', 'id = "t01"\nseats = 9'), r"unknown key 'seats' in \[tables #1\]"),
         (('[[tables]]\nid = "t01"', ""), r"\[\[tables\]\]: at least one table is required"),
-        (("[tv]", "[television]"), r"unknown section 'television'"),
+        (("[tv]", "[television]"), r"unknown section \[television\]"),
     ],
 )
 def test_bad_files_are_refused_naming_the_key(
