@@ -17,9 +17,18 @@ from controller.configkit import (
     resolve,
     section,
 )
-from room.tournament.structure import TournamentSettings
 
 SECTIONS = ("room", "broker", "database", "http", "gaps", "stats", "monitor", "keys", "tournament")
+
+
+@dataclass(frozen=True, slots=True)
+class TournamentSettings:
+    """[tournament] of the room server's file: the event file and where its journal is."""
+
+    file: Path
+    journal: Path
+    seed: int | None = None  # None: drawn once, kept in the journal
+    time_scale: float = 1.0  # the clock runs this many times real time (rehearsals, the sim)
 
 
 @dataclass(frozen=True, slots=True)

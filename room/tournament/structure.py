@@ -24,16 +24,6 @@ MAX_SEATS = 10
 
 
 @dataclass(frozen=True, slots=True)
-class TournamentSettings:
-    """[tournament] of the room server's file: the event file and where its journal is."""
-
-    file: Path
-    journal: Path
-    seed: int | None = None  # None: drawn once, kept in the journal
-    time_scale: float = 1.0  # the clock runs this many times real time (rehearsals, the sim)
-
-
-@dataclass(frozen=True, slots=True)
 class Level:
     """One level of the blind structure; `number` counts levels only (breaks are not levels)."""
 

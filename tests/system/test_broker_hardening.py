@@ -705,7 +705,7 @@ def test_sim_against_a_configured_broker_prints_over_tls_as_its_own_identity(
     config = tmp_path / "t01.toml"
     config.write_text(text)
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    args = [sys.executable, "-m", "controller.cli", "sim", "--config", str(config)]
+    args = [sys.executable, "-m", "tablectl.cli", "sim", "--config", str(config)]
     args += ["--hands", "1", "--speed", "20", "--seed", "3", "--json", "--exit-when-done"]
     done = subprocess.run(
         [*args, "--watch-credentials", str(watch)],

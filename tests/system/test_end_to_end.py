@@ -13,12 +13,12 @@ from typing import Any
 
 import pytest
 
-from controller.cli import demo_script
 from controller.config import Config, load_config
 from controller.daemon import Daemon
 from controller.messages import Message
 from controller.schema import validate
 from controller.seal import open_sealed
+from controller.simdemo import demo_script
 from controller.trace import ButtonPress
 from firmware_sim.dealer import DealerClock, Decision, HandPlan, TableDealer, seat_players
 from firmware_sim.player import ScriptPlayer
@@ -29,7 +29,7 @@ pytestmark = pytest.mark.timeout(90)
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "sim-table.toml"
 CARD = re.compile(r'"[23456789TJQKA][cdhs]"')
 PREFIX = "poker/sim/t01"
-TABLECTL = [sys.executable, "-m", "controller.cli"]
+TABLECTL = [sys.executable, "-m", "tablectl.cli"]
 
 
 def _config(tmp_path: Path) -> Config:

@@ -113,7 +113,7 @@ def test_a_short_control_token_is_refused(tmp_path: Path) -> None:
 
 
 def tablectl(*args: str) -> list[str]:
-    return [sys.executable, "-m", "controller.cli", *args]
+    return [sys.executable, "-m", "tablectl.cli", *args]
 
 
 def test_tablectl_tv_refuses_a_bad_file(tmp_path: Path) -> None:

@@ -4,9 +4,10 @@ with a table's chip set reused, reads one chip in two places."""
 
 from __future__ import annotations
 
-from controller.cli import DEFAULT_SIM_CONFIG, demo_events
 from controller.config import load_config
 from controller.replay import build_engine
+from controller.simdemo import demo_events
+from controller.simtables import DEFAULT_SIM_CONFIG
 from controller.trace import ButtonPress, TagIn, TagOut
 
 

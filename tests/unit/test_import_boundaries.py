@@ -18,7 +18,6 @@ DRIVER_CORE = frozenset({"controller.errors", "controller.inputs"})
 #: The controller modules that may import drivers or firmware_sim, and only lazily.
 DEVICE_WIRING = {
     "controller/devices.py": ("drivers", "firmware_sim"),  # the backends and their drivers
-    "controller/cli.py": ("firmware_sim",),  # the `sim` command's dealer and script player
     "controller/simdemo.py": ("firmware_sim",),  # the demo's dealer and hand plans
     "controller/simtables.py": ("firmware_sim",),  # the `sim --tables N` workers' players
 }
@@ -27,7 +26,6 @@ SHELL = (
     "antennas",
     "backends",
     "board_focus",
-    "cli",
     "daemon",
     "delivery",
     "devices",

@@ -15,7 +15,6 @@ from typing import Any
 
 import pytest
 
-from controller.cli import main as cli_main
 from controller.config import Config, load_config
 from controller.daemon import Daemon
 from controller.engine.checkpoint import VERSION, checkpoint, restore
@@ -33,6 +32,7 @@ from controller.replay import build_engine, drive, drive_segments, replay_path
 from controller.trace import ButtonPress, Command, Event, TagIn, Tick
 from firmware_sim.dealer import DealerClock, TableDealer, seat_players
 from firmware_sim.plans import random_hand
+from tablectl.cli import main as cli_main
 from tests.broker import Mosquitto
 
 EPOCH = 1_700_000_000.0
