@@ -25,7 +25,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, Protocol
 
-from controller.clock import Clock
 from controller.config import Config
 from controller.delivery import AckedMark
 from controller.devices import Devices
@@ -37,7 +36,6 @@ from controller.journal import InputJournal
 from controller.messages import Message
 from controller.notices import Notices
 from controller.publisher import Publisher
-from controller.resync import Resync
 from controller.seal import Record, TableSeal
 
 Effect = Callable[[], None]
@@ -73,12 +71,6 @@ class Table(Protocol):
 
     @property
     def queue(self) -> Inbox: ...
-
-    @property
-    def resync(self) -> Resync: ...
-
-    @property
-    def timer(self) -> Clock: ...
 
     @property
     def failed(self) -> JournalError | None: ...

@@ -133,7 +133,7 @@ def test_a_taken_tv_port_is_refused_and_everything_started_is_stopped(tmp_path: 
     ("args", "message"),
     [
         (["sim", "--hands", "-1"], "--hands: must be 0 or more, not -1"),
-        (["sim", "--tables", "65"], "--tables: must be 1 to 64, not 65"),
+        (["sim", "--tables", "501"], "--tables: must be 1 to 500, not 501"),
         (["sim", "--tv-port", "70000"], "--tv-port: must be 1 to 65535"),
         (["sim", "--tv-delay", "-2"], "--tv-delay: must be 0 or more seconds"),
         (["sim", "--exit-when-done", "--hands", "0"], "--exit-when-done: give --hands N"),

@@ -33,8 +33,11 @@ def _offline(config: Config) -> Daemon:
 
 
 def test_the_daemon_has_at_most_twenty_methods() -> None:
-    methods = [name for name, _ in inspect.getmembers(Daemon, inspect.isfunction)]
-    own = [name for name in methods if name in vars(Daemon)]
+    """Methods, properties, static and class methods alike: a new concern is a module that
+    registers on an event, not another method here."""
+    kinds = (property, staticmethod, classmethod)
+    own = [n for n, v in vars(Daemon).items() if inspect.isfunction(v) or isinstance(v, kinds)]
+    assert "register_event_handler" in own and "send_event" in own
     assert len(own) <= MAX_METHODS, sorted(own)
 
 
