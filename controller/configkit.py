@@ -1,6 +1,8 @@
-"""The configuration kit the table, the room and TV share: strict TOML sections (an unknown
-key or section is refused, named, with the nearest known name), typed getters, paths and
-credentials files. Every name here is public; a loader builds its dataclasses from them."""
+"""The configuration kit the table, the room and TV share: one strict TOML reader.
+
+Strict sections (an unknown key or section is refused, named, with the nearest known name),
+typed getters, paths and credentials files. Every name here is public; a loader builds its
+dataclasses from them."""
 
 from __future__ import annotations
 

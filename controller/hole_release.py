@@ -1,5 +1,6 @@
-"""Sealed hole cards after the commit: their keys released when due, and TV's requests for
-hole cards it missed answered from the journal (controller/seal.py, holeresend.py)."""
+"""Sealed hole cards: their keys released when due, TV's requests for missed ones answered.
+
+Both from the journal, in the loop (controller/seal.py, controller/holeresend.py)."""
 
 from __future__ import annotations
 

@@ -5,6 +5,7 @@ other concern (lamps, draws, the staff file, journal rotation, heap trimming, ho
 release, the boards' focus, room commands) registers a handler on a named event, as
 Klipper's `Printer.register_event_handler` / `send_event` do:
 
+- ``table:starting`` ()                  first thing at start, before the journal opens;
 - ``table:recovered`` ()                 the journal is replayed, before any new input;
 - ``table:ready`` ()                     recovered, broker connected, devices open;
 - ``take:<item class>`` (item, effects)  an item that is not an engine input (a refused

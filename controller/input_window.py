@@ -1,5 +1,6 @@
-"""The table loop's reorder window: inputs (and the loop's own Ticks) applied in the order
-they were made ([inputs] reorder_ms; 0: as they come)."""
+"""The table loop's reorder window: inputs applied in the order they were made.
+
+The loop's own Ticks wait there too ([inputs] reorder_ms; 0: inputs go as they come)."""
 
 from __future__ import annotations
 

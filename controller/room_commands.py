@@ -1,5 +1,6 @@
-"""Room commands as they come from the broker: checked, rate-limited, retained ones refused,
-refusals answered, `resend` answered from the journal."""
+"""Room commands from the broker: checked, rate-limited, retained ones refused, answered.
+
+A refusal gets its reply (and alert) in the loop; `resend` is answered from the journal."""
 
 from __future__ import annotations
 
