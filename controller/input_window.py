@@ -38,6 +38,10 @@ class InputWindow:
             **dict.fromkeys(config.chip_reader.antennas, "chip_reader"),
         }
 
+    def __len__(self) -> int:
+        """How many inputs the window holds (0 without a window)."""
+        return len(self.window) if self.window is not None else 0
+
     def tick(self, t: float) -> Tick:
         """An engine timer fired: its Tick (the loop's own, known by its id while it waits
         in the reorder window)."""

@@ -110,3 +110,16 @@ def test_the_loops_own_items_are_each_answered_by_one_concern(tmp_path: Path) ->
 
 def _events(tmp_path: Path) -> list[Any]:
     return list(read_trace_file(tmp_path / "t01.journal").events)
+
+
+def test_the_reorder_window_says_how_many_inputs_it_holds(tmp_path: Path) -> None:
+    """The sim's player steps the clock until the window has let every input go."""
+    config = _config(tmp_path)
+    daemon = _offline(
+        dataclasses.replace(config, inputs=dataclasses.replace(config.inputs, reorder_ms=300.0))
+    )
+    assert len(daemon.window) == 0
+    seat = {"seat": 1, "player": "Alice", "stack": 20000, "id": "r1"}
+    daemon.window.reorder([Command(0.0, "seat", seat)], False, daemon.now())
+    assert len(daemon.window) == 1
+    assert len(_offline(config).window) == 0  # no window at all
