@@ -50,3 +50,19 @@ def test_the_contract_sees_imports_inside_functions() -> None:
     graph = grimp.build_graph("tablectl", "room", cache_dir=None)
     details = graph.get_import_details(importer="tablectl.cli", imported="room.config")
     assert details, "tablectl/cli.py reads a room file through room.config, inside a function"
+
+
+def test_the_command_line_is_named_by_its_one_home() -> None:
+    """`tablectl.cli` (console script `tablectl`); the table's package has no command line."""
+    stale = []
+    for folder in ("tablectl", "controller", "room", "broadcast", "firmware_sim", "bench",
+                   "tests", "scripts", "docs", "systemd"):  # fmt: skip
+        for file in sorted((ROOT / folder).rglob("*")):
+            if file.suffix not in (".py", ".md", ".sh", ".toml", ".service") or not file.is_file():
+                continue
+            text = file.read_text(encoding="utf-8", errors="replace")
+            for old in ("controller.cli", "controller/cli.py"):
+                if old in text and file.name != "test_import_contract.py":
+                    stale.append(f"{file.relative_to(ROOT).as_posix()}: {old}")
+    assert not (ROOT / "controller" / "cli.py").exists()
+    assert stale == []
