@@ -32,12 +32,12 @@ from pathlib import Path
 from typing import Any
 
 from bench.machine import machine
-from controller.cli import demo_script
 from controller.config import Config, load_config
 from controller.daemon import MAX_BATCH, Daemon
 from controller.engine.checkpoint import checkpoint
 from controller.inputs import Event
 from controller.journal import list_segments, open_journal
+from controller.simdemo import demo_script
 
 EPOCH = 1_700_000_000.0
 TABLE_TOML = """

@@ -42,10 +42,10 @@ from paho.mqtt.client import Client
 from paho.mqtt.enums import CallbackAPIVersion
 
 from bench.machine import machine
-from controller.cli import demo_script
 from controller.config import load_config
 from controller.localbroker import free_port
 from controller.replay import build_engine, drive
+from controller.simdemo import demo_script
 
 ROOT = Path(__file__).resolve().parent.parent
 CONFIG = ROOT / "examples" / "sim-table.toml"
@@ -220,7 +220,7 @@ def run(
     )
     tree = (room_tree or ROOT).resolve()
     room = subprocess.Popen(  # the room server of `tree` (ours, or another release's)
-        [sys.executable, "-m", "controller.cli", "room", "--config", str(config)],
+        [sys.executable, "-m", "tablectl.cli", "room", "--config", str(config)],
         stdout=(workdir / "room.log").open("wb"),
         stderr=subprocess.STDOUT,
         cwd=tree,

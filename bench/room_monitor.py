@@ -20,9 +20,9 @@ import time
 from pathlib import Path
 from typing import Any
 
-from controller.cli import demo_script
 from controller.config import load_config
 from controller.replay import build_engine, drive
+from controller.simdemo import demo_script
 from room import pages
 from room.config import load_room_config
 from room.deps import RoomContext

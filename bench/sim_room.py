@@ -41,7 +41,7 @@ def run(
 ) -> dict[str, Any]:
     """One sim of `tables` tables (`tree`: another checkout's sim); what it printed."""
     where = (tree or ROOT).resolve()
-    cmd = [sys.executable, "-m", "controller.cli", "sim", "--tables", str(tables)]
+    cmd = [sys.executable, "-m", "tablectl.cli", "sim", "--tables", str(tables)]
     cmd += ["--hands", str(hands)]
     cmd += ["--speed", repr(speed), "--room", "--quiet", "--no-tv", "--seed", str(seed)]
     if tree is None:  # this release: its plain lines, and exit once the hands are dealt

@@ -3,7 +3,7 @@
 One daemon on the simulated table (`examples/sim-table.toml`: simulated reader boards,
 GPIO bank and badge reader, all opened), a real mosquitto started here, and a journal
 directory with rotation and retention on (`max_segment_mb`, `keep_segments`). The
-built-in demo deals `--hands` random hands of its cash game (`controller.cli.demo_events`:
+built-in demo deals `--hands` random hands of its cash game (`controller.simdemo.demo_events`:
 rebuys and players leaving between hands, every chip a tag of the table's chip set, as at
 a real table); the script player conducts
 the daemon's virtual clock as fast as the machine goes (`--speed max`), every input queued
@@ -44,13 +44,14 @@ from typing import Any
 
 from bench.machine import machine
 from controller import heap
-from controller.cli import DEFAULT_SIM_CONFIG, demo_events
 from controller.clock import ManualClock
 from controller.config import Config, load_config
 from controller.daemon import Daemon
 from controller.inputs import ButtonPress, Event
 from controller.localbroker import LocalBroker
 from controller.messages import Message
+from controller.simdemo import demo_events
+from controller.simtables import DEFAULT_SIM_CONFIG
 from firmware_sim.player import ScriptPlayer
 
 CHIP_SET = 10_000
@@ -160,7 +161,7 @@ class Soak:
             "journal_bytes_max": max(s["journal_bytes"] for s in self.samples),
             "journal_files_max": max(s["journal_files"] for s in self.samples),
             "python_allocator": heap.python_allocator(),
-            "heap_trims": self.daemon.heap_trims,
+            "heap_trims": self.daemon.heap_trim.trims,
             "daemon_cpu_s": last["daemon_cpu_s"],
             "daemon_cpu_ms_per_hand": round(1000 * last["daemon_cpu_s"] / hands, 2),
         }

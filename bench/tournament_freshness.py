@@ -266,7 +266,7 @@ def run(tables: int, hand_seconds: float, seconds: float) -> dict[str, Any]:
     room_file(workdir / "room.toml", port, http_port, workdir / "event.toml")
     log = (workdir / "room.log").open("wb")
     room = subprocess.Popen(
-        [sys.executable, "-m", "controller.cli", "room", "--config", str(workdir / "room.toml")],
+        [sys.executable, "-m", "tablectl.cli", "room", "--config", str(workdir / "room.toml")],
         stdout=log,
         stderr=subprocess.STDOUT,
         cwd=ROOT,

@@ -29,9 +29,9 @@ from typing import Any
 from bench.machine import machine
 from broadcast.desk import TableSpec
 from broadcast.service import TvService
-from controller.cli import demo_script
 from controller.config import load_config
 from controller.replay import build_engine, drive
+from controller.simdemo import demo_script
 
 ROOT = Path(__file__).resolve().parent.parent
 CHROMIUM = "/usr/bin/chromium"

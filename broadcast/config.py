@@ -12,19 +12,20 @@ from pathlib import Path
 from typing import Any
 
 from broadcast.delay import MAX_DELAY
-from controller.config import (
+from controller.config import BrokerConfig
+from controller.configkit import (
     NAME_RE,
-    BrokerConfig,
-    _existing_file,
-    _load_credentials,
-    _read_toml,
-    _Section,
-    _sub,
-    _type_name,
-    _Where,
+    Section,
+    Where,
+    existing_file,
+    load_credentials,
+    read_sections,
+    section,
+    type_name,
 )
 from controller.errors import ConfigError
 
+SECTIONS = ("tv", "broker", "tables")
 DEFAULT_PORT = 8088
 DEFAULT_DELAY = 30.0
 
@@ -69,14 +70,9 @@ _TABLE_KEYS = ("id", "prefix", "label")
 
 def load_tv_config(path: Path) -> TvConfig:
     """Read and check a TV service file; ConfigError names what is wrong."""
-    data = _read_toml(path)
+    data = read_sections(path, SECTIONS)
     base = path.resolve().parent
-    for key in data:
-        if key not in ("tv", "broker", "tables"):
-            raise ConfigError(
-                f"{path}: unknown section '{key}'; known sections: tv, broker, tables"
-            )
-    tv = _Section(_Where(path, "tv"), _sub(path, data, "tv"), _TV_KEYS)
+    tv = section(path, data, "tv", _TV_KEYS)
     room = tv.name("room") or "main"
     delay = tv.float_("delay", DEFAULT_DELAY)
     if not 0 <= delay <= MAX_DELAY:
@@ -90,7 +86,7 @@ def load_tv_config(path: Path) -> TvConfig:
     port = tv.int_("port", DEFAULT_PORT, lo=1, hi=65535)
     true_outs = tv.bool_("true_outs", True)
     token = None
-    token_file = _existing_file(tv, "control_token_file", base)
+    token_file = existing_file(tv, "control_token_file", base)
     if token_file is not None:
         token = token_file.read_text(encoding="utf-8").strip()
         if len(token) < 16:
@@ -110,18 +106,18 @@ def load_tv_config(path: Path) -> TvConfig:
 
 
 def _load_broker(path: Path, data: dict[str, Any], base: Path) -> BrokerConfig:
-    s = _Section(_Where(path, "broker"), _sub(path, data, "broker"), _BROKER_KEYS)
+    s = section(path, data, "broker", _BROKER_KEYS)
     host = s.str_("host", required=True)
     tls = s.bool_("tls", False)
     port = s.int_("port", 8883 if tls else 1883, lo=1, hi=65535)
-    files = {k: _existing_file(s, k, base) for k in ("ca_file", "cert_file", "key_file")}
+    files = {k: existing_file(s, k, base) for k in ("ca_file", "cert_file", "key_file")}
     for key, value in files.items():
         if value is not None and not tls:
             raise s.error(key, "given but tls = false (set tls = true or remove it)")
     if (files["cert_file"] is None) != (files["key_file"] is None):
         missing = "key_file" if files["key_file"] is None else "cert_file"
         raise s.error(missing, "required with the other (client certificate and its key)")
-    cred_path, username, password = _load_credentials(s, base)
+    cred_path, username, password = load_credentials(s, base)
     return BrokerConfig(
         host=host,
         port=port,
@@ -144,13 +140,13 @@ def _load_tables(path: Path, data: dict[str, Any], room: str) -> tuple[TvTable, 
     if raw is None:
         raise ConfigError(f"{path}: [[tables]]: at least one table is required")
     if not isinstance(raw, list):
-        raise ConfigError(f"{path}: [[tables]] must be an array of tables, got {_type_name(raw)}")
+        raise ConfigError(f"{path}: [[tables]] must be an array of tables, got {type_name(raw)}")
     tables: list[TvTable] = []
     seen: set[str] = set()
     for i, entry in enumerate(raw):
         if not isinstance(entry, dict):
             raise ConfigError(f"{path}: [[tables]] #{i + 1} must be a table")
-        s = _Section(_Where(path, f"tables #{i + 1}"), entry, _TABLE_KEYS)
+        s = Section(Where(path, f"tables #{i + 1}"), entry, _TABLE_KEYS)
         table_id = s.name("id", required=True)
         assert table_id is not None
         if table_id in seen:

@@ -17,10 +17,10 @@ import sys
 _PR_SET_PDEATHSIG = 1
 
 
-def end_with_parent(parent: int) -> None:
+def end_with_parent(parent: int | None) -> None:
     """In a child: SIGTERM to this process when its parent (pid `parent`) ends; at once if
-    it already has. A no-op where the kernel has no such signal."""
-    if not sys.platform.startswith("linux"):
+    it already has. A no-op without a parent given, or where the kernel has no such signal."""
+    if parent is None or not sys.platform.startswith("linux"):
         return
     libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
     libc.prctl(_PR_SET_PDEATHSIG, int(signal.SIGTERM), 0, 0, 0)

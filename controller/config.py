@@ -2,20 +2,25 @@
 
 from __future__ import annotations
 
-import difflib
-import math
 import os
 import re
 import ssl
-import tomllib
-from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from controller.backends import backend_names
+from controller.configkit import (
+    Section,
+    check_private,
+    existing_file,
+    load_credentials,
+    read_sections,
+    resolve,
+    section,
+    type_name,
+)
 from controller.errors import ConfigError
-from controller.private import exposure
 
 PROFILES = ("tda-2019", "tda-2015", "venezia", "casinos-austria", "campione")
 GAMES = ("nlhe", "plhe", "flhe")
@@ -208,12 +213,10 @@ def default_chip_antennas(seats: int) -> tuple[str, ...]:
 
 # --------------------------------------------------------------------------- loader
 
-NAME_RE = re.compile(r"^[A-Za-z0-9_-]+$")
 PANEL_BUTTONS = ("check", "misdeal", "floor", "exposed", "boxed", "raise")
 LAMP_NAMES = ("floor", "pending", "fault")
 MIN_SEATS, MAX_SEATS = 2, 10
 MIN_PIN, MAX_PIN = 2, 27  # BCM GPIO numbers on the 40-pin header
-_TOML_POS_RE = re.compile(r"\s*\(at line (\d+), column (\d+)\)\s*$")
 
 _SECTIONS = (
     "table",
@@ -238,187 +241,8 @@ _BROKER = BrokerConfig()
 _SIM = SimConfig()
 
 
-class _Where:
-    """Names the file (and the section of it) a refusal is about."""
-
-    def __init__(self, path: Path, section: str) -> None:
-        self.path = path
-        self.section = section
-
-    def error(self, key: str | None, message: str) -> ConfigError:
-        """A ConfigError `<file>: [section] key: message`."""
-        where = f"[{self.section}]" if key is None else f"[{self.section}] {key}"
-        return ConfigError(f"{self.path}: {where}: {message}")
-
-
-def _type_name(value: object) -> str:
-    names: dict[type, str] = {
-        str: "a string",
-        bool: "a boolean",
-        int: "an integer",
-        float: "a float",
-        list: "an array",
-        dict: "a table",
-    }
-    for kind, name in names.items():
-        if type(value) is kind:
-            return name
-    return f"a {type(value).__name__}"
-
-
-class _Section:
-    """One TOML table being read: typed getters that refuse with file + dotted key."""
-
-    def __init__(self, where: _Where, data: dict[str, Any], allowed: tuple[str, ...]) -> None:
-        self.where = where
-        self.data = data
-        for key in data:
-            if key not in allowed:
-                hint = difflib.get_close_matches(key, allowed, n=1)
-                suggestion = f" (did you mean '{hint[0]}'?)" if hint else ""
-                known = ", ".join(allowed) if allowed else "none"
-                raise ConfigError(
-                    f"{where.path}: unknown key '{key}' in [{where.section}]{suggestion}; "
-                    f"known keys: {known}"
-                )
-
-    def error(self, key: str, message: str) -> ConfigError:
-        return self.where.error(key, message)
-
-    def has(self, key: str) -> bool:
-        return key in self.data
-
-    def _get(self, key: str, kinds: tuple[type, ...], expected: str, required: bool) -> Any:
-        if key not in self.data:
-            if required:
-                raise self.where.error(key, "missing (required)")
-            return None
-        value = self.data[key]
-        # bool is a subclass of int: never accept true/false where a number is expected
-        if isinstance(value, bool) and bool not in kinds:
-            raise self.error(key, f"expected {expected}, got {_type_name(value)}")
-        if not isinstance(value, kinds):
-            raise self.error(key, f"expected {expected}, got {_type_name(value)}")
-        return value
-
-    def str_(self, key: str, *, required: bool = False) -> str | None:
-        value: str | None = self._get(key, (str,), "a string", required)
-        if value is not None and not value:
-            raise self.error(key, "must not be empty")
-        return value
-
-    def name(self, key: str, *, required: bool = False) -> str | None:
-        value = self.str_(key, required=required)
-        if value is not None and not NAME_RE.match(value):
-            raise self.error(key, f"{value!r}: only letters, digits, '_' and '-' are allowed")
-        return value
-
-    def choice(self, key: str, choices: tuple[str, ...], default: str) -> str:
-        value = self.str_(key)
-        if value is None:
-            return default
-        if value not in choices:
-            raise self.error(key, f"{value!r} is not one of {', '.join(choices)}")
-        return value
-
-    def int_(self, key: str, default: int, *, lo: int | None = None, hi: int | None = None) -> int:
-        value: int | None = self._get(key, (int,), "an integer", False)
-        if value is None:
-            return default
-        _check_range(self, key, value, lo, hi)
-        return value
-
-    def required_int(self, key: str, *, lo: int | None = None, hi: int | None = None) -> int:
-        value: int = self._get(key, (int,), "an integer", True)
-        _check_range(self, key, value, lo, hi)
-        return value
-
-    def float_(self, key: str, default: float) -> float:
-        value: int | float | None = self._get(key, (int, float), "a number", False)
-        if value is None:
-            return default
-        if not math.isfinite(value):
-            raise self.error(key, f"{value} is not a finite number")
-        return float(value)
-
-    def bool_(self, key: str, default: bool) -> bool:
-        value: bool | None = self._get(key, (bool,), "a boolean (true/false)", False)
-        return default if value is None else value
-
-    def table(self, key: str) -> dict[str, Any] | None:
-        value: dict[str, Any] | None = self._get(key, (dict,), "a table", False)
-        return value
-
-    def str_list(self, key: str) -> list[str] | None:
-        value: list[Any] | None = self._get(key, (list,), "an array of strings", False)
-        if value is None:
-            return None
-        for i, item in enumerate(value):
-            if not isinstance(item, str):
-                raise self.error(f"{key}[{i}]", f"expected a string, got {_type_name(item)}")
-        return [str(item) for item in value]
-
-
-def _check_range(section: _Section, key: str, value: int, lo: int | None, hi: int | None) -> None:
-    if lo is not None and hi is not None and not lo <= value <= hi:
-        raise section.error(key, f"{value} is out of range {lo}..{hi}")
-    if lo is not None and value < lo:
-        raise section.error(key, f"{value} must be at least {lo}")
-    if hi is not None and value > hi:
-        raise section.error(key, f"{value} must be at most {hi}")
-
-
-def _resolve(base: Path, value: str) -> Path:
-    """A path from the config: `~` expanded, relative ones against the config's directory."""
-    path = Path(value).expanduser()
-    return Path(os.path.normpath(path if path.is_absolute() else base / path))
-
-
-def _existing_file(section: _Section, key: str, base: Path) -> Path | None:
-    value = section.str_(key)
-    if value is None:
-        return None
-    path = _resolve(base, value)
-    if not path.exists():
-        raise section.error(key, f"file not found: {path}")
-    if not path.is_file():
-        raise section.error(key, f"not a regular file: {path}")
-    return path
-
-
-def _read_toml(path: Path) -> dict[str, Any]:
-    """Parse a TOML file; every failure is a ConfigError naming the file (and line)."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise ConfigError(f"{path}: file not found") from None
-    except UnicodeDecodeError as exc:
-        raise ConfigError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
-    except OSError as exc:
-        raise ConfigError(f"{path}: cannot read: {exc.strerror or exc}") from None
-    try:
-        return tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        message = str(exc)
-        pos = _TOML_POS_RE.search(message)
-        if pos is None:
-            raise ConfigError(f"{path}: TOML syntax error: {message}") from None
-        reason = message[: pos.start()]
-        raise ConfigError(
-            f"{path}: line {pos.group(1)}, column {pos.group(2)}: TOML syntax error: {reason}"
-        ) from None
-
-
-def _sub(where_path: Path, data: dict[str, Any], section: str) -> dict[str, Any]:
-    """The sub-table `section` (dotted, e.g. "devices.gpio") of `data`, or {} when absent."""
-    value = data.get(section.rsplit(".", 1)[-1], {})
-    if not isinstance(value, dict):
-        raise ConfigError(f"{where_path}: [{section}] must be a table, got {_type_name(value)}")
-    return value
-
-
 def _load_table(path: Path, data: dict[str, Any]) -> TableConfig:
-    s = _Section(_Where(path, "table"), _sub(path, data, "table"), ("id", "room", "seats"))
+    s = section(path, data, "table", ("id", "room", "seats"))
     table_id = s.name("id", required=True)
     room = s.name("room", required=True)
     assert table_id is not None and room is not None
@@ -427,9 +251,7 @@ def _load_table(path: Path, data: dict[str, Any]) -> TableConfig:
 
 
 def _load_rules(path: Path, data: dict[str, Any], profile_override: str | None) -> RulesConfig:
-    s = _Section(
-        _Where(path, "rules"), _sub(path, data, "rules"), ("profile", "game", "settle_seconds")
-    )
+    s = section(path, data, "rules", ("profile", "game", "settle_seconds"))
     profile = s.choice("profile", PROFILES, _RULES.profile)
     if profile_override is not None:
         if profile_override not in PROFILES:
@@ -449,7 +271,7 @@ _READER_KEYS = ("backend", "port", "baudrate", "antennas")
 
 
 def _load_reader(
-    section: _Section, default_antennas: tuple[str, ...]
+    section: Section, default_antennas: tuple[str, ...]
 ) -> tuple[ReaderConfig, list[str]]:
     backend = section.choice("backend", backend_names("reader"), _READER.backend)
     port = section.str_("port")
@@ -470,7 +292,7 @@ def _load_reader(
 
 
 def _check_antenna_names(
-    section: _Section, names: list[str], seats: int, prefix: str, fixed: set[str]
+    section: Section, names: list[str], seats: int, prefix: str, fixed: set[str]
 ) -> None:
     """Every name is `<prefix>N` with 1 <= N <= seats, or one of `fixed`."""
     number_re = re.compile(rf"^{prefix}([1-9][0-9]*)$")
@@ -491,16 +313,8 @@ def _check_antenna_names(
 def _load_readers(
     path: Path, devices: dict[str, Any], seats: int
 ) -> tuple[ReaderConfig, ReaderConfig]:
-    card_s = _Section(
-        _Where(path, "devices.card_reader"),
-        _sub(path, devices, "devices.card_reader"),
-        _READER_KEYS,
-    )
-    chip_s = _Section(
-        _Where(path, "devices.chip_reader"),
-        _sub(path, devices, "devices.chip_reader"),
-        _READER_KEYS,
-    )
+    card_s = section(path, devices, "devices.card_reader", _READER_KEYS)
+    chip_s = section(path, devices, "devices.chip_reader", _READER_KEYS)
     card, card_names = _load_reader(card_s, default_card_antennas(seats))
     chip, chip_names = _load_reader(chip_s, default_chip_antennas(seats))
     for i, name in enumerate(chip_names):
@@ -522,13 +336,13 @@ def _load_readers(
 class _PinBook:
     """Every BCM pin handed out so far, with the dotted key that took it."""
 
-    def __init__(self, section: _Section) -> None:
+    def __init__(self, section: Section) -> None:
         self.section = section
         self.used: dict[int, str] = {}
 
     def take(self, key: str, value: object) -> int:
         if isinstance(value, bool) or not isinstance(value, int):
-            raise self.section.error(key, f"expected an integer pin, got {_type_name(value)}")
+            raise self.section.error(key, f"expected an integer pin, got {type_name(value)}")
         if not MIN_PIN <= value <= MAX_PIN:
             raise self.section.error(
                 key, f"pin {value} is out of range: BCM GPIO pins are {MIN_PIN}..{MAX_PIN}"
@@ -571,11 +385,7 @@ def _seat_pins(
 
 
 def _load_gpio(path: Path, data: dict[str, Any], devices: dict[str, Any], seats: int) -> GpioConfig:
-    dev = _Section(
-        _Where(path, "devices.gpio"),
-        _sub(path, devices, "devices.gpio"),
-        ("backend", "bounce_ms", "sim_socket"),
-    )
+    dev = section(path, devices, "devices.gpio", ("backend", "bounce_ms", "sim_socket"))
     backend = dev.choice("backend", backend_names("gpio"), _GPIO.backend)
     bounce_ms = dev.int_("bounce_ms", _GPIO.bounce_ms, lo=0, hi=1000)
     socket_value = dev.str_("sim_socket")
@@ -583,12 +393,8 @@ def _load_gpio(path: Path, data: dict[str, Any], devices: dict[str, Any], seats:
         raise dev.error("sim_socket", 'only for backend = "sim" (a real table has real buttons)')
     sim_socket = None
     if socket_value is not None:
-        sim_socket = _resolve(Path(os.path.abspath(path)).parent, socket_value)
-    s = _Section(
-        _Where(path, "pins"),
-        _sub(path, data, "pins"),
-        ("shuffler", "panel", "allin_buttons", "allin_lamps", "lamps"),
-    )
+        sim_socket = resolve(Path(os.path.abspath(path)).parent, socket_value)
+    s = section(path, data, "pins", ("shuffler", "panel", "allin_buttons", "allin_lamps", "lamps"))
     book = _PinBook(s)
     shuffler = book.take("shuffler", s.data["shuffler"]) if s.has("shuffler") else None
     panel = _named_pins(book, "panel", s.table("panel"), PANEL_BUTTONS)
@@ -608,14 +414,10 @@ def _load_gpio(path: Path, data: dict[str, Any], devices: dict[str, Any], seats:
 
 
 def _load_badge(path: Path, devices: dict[str, Any], base: Path) -> BadgeConfig:
-    s = _Section(
-        _Where(path, "devices.badge_reader"),
-        _sub(path, devices, "devices.badge_reader"),
-        ("backend", "reader", "staff"),
-    )
+    s = section(path, devices, "devices.badge_reader", ("backend", "reader", "staff"))
     backend = s.choice("backend", ("none", *backend_names("badge_reader")), _BADGE.backend)
     reader = s.str_("reader")
-    staff = _existing_file(s, "staff", base)
+    staff = existing_file(s, "staff", base)
     if staff is None and backend != "none":
         raise s.error(
             "staff",
@@ -625,51 +427,7 @@ def _load_badge(path: Path, devices: dict[str, Any], base: Path) -> BadgeConfig:
     return BadgeConfig(backend=backend, reader=reader, staff=staff)
 
 
-def read_credentials(path: Path) -> tuple[str, str]:
-    """(username, password) from a credentials file: TOML with exactly these two keys, not
-    accessible by other users. ConfigError names the file."""
-    problem = exposure(path)
-    if problem is not None:
-        raise ConfigError(f"{path} {problem}")
-    creds = _read_toml(path)
-    for key in creds:
-        if key not in ("username", "password"):
-            raise ConfigError(f"{path}: unknown key {key!r} (only username, password)")
-    values: list[str] = []
-    for key in ("username", "password"):
-        value = creds.get(key)
-        if value is None:
-            raise ConfigError(f"{path}: missing key {key!r}")
-        if not isinstance(value, str) or not value:
-            raise ConfigError(f"{path}: {key} must be a non-empty string")
-        values.append(value)
-    return values[0], values[1]
-
-
-def _load_credentials(section: _Section, base: Path) -> tuple[Path | None, str | None, str | None]:
-    cred_path = _existing_file(section, "credentials_file", base)
-    if cred_path is None:
-        return None, None, None
-    try:
-        username, password = read_credentials(cred_path)
-    except ConfigError as exc:
-        raise section.error("credentials_file", str(exc)) from None
-    except OSError as exc:
-        raise section.error("credentials_file", f"{cred_path}: {exc.strerror or exc}") from None
-    return cred_path, username, password
-
-
-def _check_private(section: _Section, key: str, path: Path) -> None:
-    """A file holding a secret (password, private key) must not be readable by others."""
-    try:
-        problem = exposure(path)
-    except OSError as exc:
-        raise section.error(key, f"{path}: {exc.strerror or exc}") from None
-    if problem is not None:
-        raise section.error(key, f"{path} {problem}")
-
-
-def _check_client_certificate(section: _Section, cert_file: Path, key_file: Path) -> None:
+def _check_client_certificate(section: Section, cert_file: Path, key_file: Path) -> None:
     """The client certificate and its key load, and belong together (TLS would fail later,
     at every connection attempt, with a less clear message)."""
     context = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
@@ -687,9 +445,10 @@ def _check_client_certificate(section: _Section, cert_file: Path, key_file: Path
 
 
 def _load_broker(path: Path, data: dict[str, Any], table: TableConfig, base: Path) -> BrokerConfig:
-    s = _Section(
-        _Where(path, "broker"),
-        _sub(path, data, "broker"),
+    s = section(
+        path,
+        data,
+        "broker",
         (
             "host",
             "port",
@@ -716,9 +475,9 @@ def _load_broker(path: Path, data: dict[str, Any], table: TableConfig, base: Pat
     session_expiry = s.int_("session_expiry", _BROKER.session_expiry, lo=0, hi=7 * 86400)
     heartbeat = s.int_("heartbeat", _BROKER.heartbeat, lo=0, hi=3600)
     tls = s.bool_("tls", _BROKER.tls)
-    ca_file = _existing_file(s, "ca_file", base)
-    cert_file = _existing_file(s, "cert_file", base)
-    key_file = _existing_file(s, "key_file", base)
+    ca_file = existing_file(s, "ca_file", base)
+    cert_file = existing_file(s, "cert_file", base)
+    key_file = existing_file(s, "key_file", base)
     for key, value in (("ca_file", ca_file), ("cert_file", cert_file), ("key_file", key_file)):
         if value is not None and not tls:
             raise s.error(key, "given but tls = false (set tls = true or remove it)")
@@ -727,9 +486,9 @@ def _load_broker(path: Path, data: dict[str, Any], table: TableConfig, base: Pat
         given = "cert_file" if key_file is None else "key_file"
         raise s.error(missing, f"required with {given} (client certificate and its key)")
     if cert_file is not None and key_file is not None:
-        _check_private(s, "key_file", key_file)
+        check_private(s, "key_file", key_file)
         _check_client_certificate(s, cert_file, key_file)
-    cred_path, username, password = _load_credentials(s, base)
+    cred_path, username, password = load_credentials(s, base)
     # The client id is the identity: the room kit's broker accepts an identity with no other
     # client id (its client file binds the two), and one that does not bind them must not
     # be given a name another identity may claim.
@@ -761,16 +520,17 @@ def _load_broker(path: Path, data: dict[str, Any], table: TableConfig, base: Pat
 
 
 def _load_registries(path: Path, data: dict[str, Any], base: Path) -> RegistriesConfig:
-    s = _Section(_Where(path, "registries"), _sub(path, data, "registries"), ("deck", "chips"))
+    s = section(path, data, "registries", ("deck", "chips"))
     return RegistriesConfig(
-        deck=_existing_file(s, "deck", base), chips=_existing_file(s, "chips", base)
+        deck=existing_file(s, "deck", base), chips=existing_file(s, "chips", base)
     )
 
 
 def _load_journal(path: Path, data: dict[str, Any], base: Path) -> JournalConfig:
-    s = _Section(
-        _Where(path, "journal"),
-        _sub(path, data, "journal"),
+    s = section(
+        path,
+        data,
+        "journal",
         (
             "path",
             "directory",
@@ -796,12 +556,12 @@ def _load_journal(path: Path, data: dict[str, Any], base: Path) -> JournalConfig
     if value is None and folder is None:
         return JournalConfig(fsync=fsync, fsync_interval=float(interval))
     if value is not None:
-        journal = _resolve(base, value)
+        journal = resolve(base, value)
         if journal.is_dir():
             raise s.error("path", f"{journal} is a directory (expected a file path)")
         return JournalConfig(path=journal, fsync=fsync, fsync_interval=float(interval))
     assert folder is not None
-    directory = _resolve(base, folder)
+    directory = resolve(base, folder)
     if directory.exists() and not directory.is_dir():
         raise s.error("directory", f"{directory} is not a directory")
     max_mb = s.float_("max_segment_mb", 16.0)
@@ -822,8 +582,8 @@ def _load_journal(path: Path, data: dict[str, Any], base: Path) -> JournalConfig
 
 
 def _load_sim(path: Path, data: dict[str, Any], base: Path) -> SimConfig:
-    s = _Section(_Where(path, "sim"), _sub(path, data, "sim"), ("script", "speed", "hands"))
-    script = _existing_file(s, "script", base)
+    s = section(path, data, "sim", ("script", "speed", "hands"))
+    script = existing_file(s, "script", base)
     speed = s.float_("speed", _SIM.speed)
     if speed <= 0:
         raise s.error("speed", f"{speed:g} must be greater than 0")
@@ -836,23 +596,19 @@ MAX_SEAL_DELAY = 3600.0
 
 
 def _load_seal(path: Path, data: dict[str, Any], base: Path) -> SealConfig:
-    s = _Section(
-        _Where(path, "seal"),
-        _sub(path, data, "seal"),
-        ("delay", "at_hand_end", "signing_key", "public_key"),
-    )
+    s = section(path, data, "seal", ("delay", "at_hand_end", "signing_key", "public_key"))
     d = SealConfig()
     delay = s.float_("delay", d.delay)
     if not 0 <= delay <= MAX_SEAL_DELAY:
         raise s.error("delay", f"{delay:g} is out of range 0..{MAX_SEAL_DELAY:g} seconds")
-    signing_key = _existing_file(s, "signing_key", base)
+    signing_key = existing_file(s, "signing_key", base)
     if signing_key is not None:
-        _check_private(s, "signing_key", signing_key)
+        check_private(s, "signing_key", signing_key)
     return SealConfig(
         delay=float(delay),
         at_hand_end=s.bool_("at_hand_end", d.at_hand_end),
         signing_key=signing_key,
-        public_key=_existing_file(s, "public_key", base),
+        public_key=existing_file(s, "public_key", base),
     )
 
 
@@ -860,7 +616,7 @@ MAX_REORDER_MS = 1000.0
 
 
 def _load_inputs(path: Path, data: dict[str, Any]) -> InputsConfig:
-    s = _Section(_Where(path, "inputs"), _sub(path, data, "inputs"), ("reorder_ms",))
+    s = section(path, data, "inputs", ("reorder_ms",))
     window = s.float_("reorder_ms", InputsConfig().reorder_ms)
     if not 0 <= window <= MAX_REORDER_MS:
         raise s.error("reorder_ms", f"must be in [0, {MAX_REORDER_MS:g}] ms, got {window:g}")
@@ -879,21 +635,6 @@ def with_game(config: Config, game: str | None) -> Config:
     return replace(config, rules=replace(config.rules, game=game))
 
 
-def read_sections(path: Path, sections: Sequence[str]) -> dict[str, Any]:
-    """A TOML file's data, refused (ConfigError naming the file) if it has a section or
-    top-level key not in `sections`, with the nearest known name as a hint."""
-    data = _read_toml(path)
-    for key, value in data.items():
-        if key not in sections:
-            hint = difflib.get_close_matches(key, sections, n=1)
-            suggestion = f" (did you mean [{hint[0]}]?)" if hint else ""
-            what = f"section [{key}]" if isinstance(value, dict) else f"top-level key '{key}'"
-            raise ConfigError(
-                f"{path}: unknown {what}{suggestion}; known sections: {', '.join(sections)}"
-            )
-    return data
-
-
 def load_config(path: Path, *, profile_override: str | None = None) -> Config:
     """Read and validate a table's TOML file; any refusal is a ConfigError naming file and key.
 
@@ -905,7 +646,7 @@ def load_config(path: Path, *, profile_override: str | None = None) -> Config:
     base = Path(os.path.abspath(path)).parent
     table = _load_table(path, data)
     rules = _load_rules(path, data, profile_override)
-    devices = _Section(_Where(path, "devices"), _sub(path, data, "devices"), _DEVICES).data
+    devices = section(path, data, "devices", _DEVICES).data
     card_reader, chip_reader = _load_readers(path, devices, table.seats)
     gpio = _load_gpio(path, data, devices, table.seats)
     badge = _load_badge(path, devices, base)

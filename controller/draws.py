@@ -5,7 +5,8 @@ from __future__ import annotations
 import secrets
 from collections.abc import Callable
 
-from controller.inputs import Command
+from controller.hooks import Effect, Table
+from controller.inputs import Command, Event
 
 
 class DrawRequests:
@@ -30,3 +31,22 @@ class DrawRequests:
         purpose, of = want
         pick = self._randbelow(of)
         return Command(t=now(), name="draw", args={"purpose": purpose, "pick": pick, "of": of})
+
+
+def install_draws(table: Table, draws: DrawRequests | None = None) -> DrawRequests:
+    """RP-14: a draw the engine wants enters as a journaled `draw` command, asked after
+    every applied input (once the batch is committed) and once at start (a four-card
+    flop's draw a stop left unasked)."""
+    requests = draws or DrawRequests()
+
+    def request() -> None:
+        command = requests.command(table.engine.wants_draw(), table.now)
+        if command is not None:
+            table.submit(command)
+
+    def applied(item: Event) -> Effect:
+        return request
+
+    table.register_event_handler("table:applied", applied)
+    table.register_event_handler("table:ready", request)
+    return requests

@@ -164,3 +164,10 @@ class Resync:
                 event = dataclasses.replace(event, t=last)
             last = event.t
             self._sink(event)
+
+
+def unsettled(hand: object | None) -> tuple[int, ...]:
+    """Seats of `hand` (the engine's hand in progress) whose push is not read yet (a gap
+    now would cut it)."""
+    betting = getattr(hand, "betting", None)
+    return tuple(getattr(betting, "unsettled", ()))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import contextlib
 import dataclasses
 import json
@@ -19,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from controller.children import end_with_parent
-from controller.config import Config
+from controller.config import Config, load_config
 from controller.errors import ConfigError, TableError
 
 #: The most tables one `tablectl sim` runs (each has two reader-board simulators on ptys;
@@ -27,7 +28,52 @@ from controller.errors import ConfigError, TableError
 #: real speed is in the README (measured).
 MAX_TABLES = 500
 
+#: The table file `tablectl sim` runs without --config (from the repository).
+DEFAULT_SIM_CONFIG = Path("examples/sim-table.toml")
+#: Simulated seconds the sim runs on after the script, for the timers it left running.
+SIM_TAIL = 2.0
+
 _NUMBERED = re.compile(r"^(?P<stem>.*?)(?P<number>[0-9]+)$")
+
+
+def speed_arg(text: str) -> float:
+    """`--speed`: a time scale above 0 (2 = twice as fast), or `max` (as fast as it goes)."""
+    if text.strip().lower() in ("max", "inf"):
+        return math.inf
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number or 'max': {text!r}") from None
+    if not value > 0 or math.isnan(value):
+        raise argparse.ArgumentTypeError(f"must be above 0 (or 'max'): {text!r}")
+    return value
+
+
+def sim_table_file(path: Path | None, profile: str | None = None) -> Config:
+    """The table file (`--config`, else the repository's sim table) under `profile`."""
+    if path is None:
+        if not DEFAULT_SIM_CONFIG.exists():
+            raise TableError(
+                f"no --config given and {DEFAULT_SIM_CONFIG} not found (run from the repository)"
+            )
+        path = DEFAULT_SIM_CONFIG
+    return load_config(path, profile_override=profile)
+
+
+def sim_signing_key(cfg: Config, workdir: Path) -> Config:
+    """A simulated table without a [seal] signing_key signs its chain with a key made for
+    the run (controller/chain.py) in the run's folder, its public half beside it for
+    `tablectl verify`."""
+    if cfg.seal.signing_key is not None:
+        return cfg
+    from controller.chain import generate_keys
+
+    keys = workdir / "keys"
+    keys.mkdir(mode=0o700, exist_ok=True)
+    key = keys / f"{cfg.table.id}.key"
+    if not key.exists():  # a room's worker finds the key its parent made for the table
+        generate_keys(key)
+    return dataclasses.replace(cfg, seal=dataclasses.replace(cfg.seal, signing_key=key))
 
 
 def table_id(base: str, index: int) -> str:
@@ -209,10 +255,8 @@ def worker_args(
 
 def _worker(argv: Sequence[str] | None = None) -> int:
     """One worker process: its tables, each in its own threads, on its own virtual clock."""
-    import argparse
     import time
 
-    from controller.cli import SIM_TAIL, _config, _sim_signing_key, speed_arg
     from controller.clock import ManualClock
     from controller.daemon import Daemon
     from controller.simdemo import demo_events
@@ -237,14 +281,13 @@ def _worker(argv: Sequence[str] | None = None) -> int:
     stop = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_a: stop.set())
     signal.signal(signal.SIGINT, lambda *_a: stop.set())
-    if args.parent is not None:
-        end_with_parent(args.parent)
-    base = room_table(_config(args.config, args.profile))
+    end_with_parent(args.parent)
+    base = room_table(sim_table_file(args.config, args.profile))
     script = args.script or base.sim.script
     tables = []
     for index in (int(i) for i in args.indices.split(",") if i):
         journal = sim_journal(args.workdir, index)
-        cfg = _sim_signing_key(table_config(base, index, journal), args.workdir)
+        cfg = sim_signing_key(table_config(base, index, journal), args.workdir)
         hands = args.hands or None  # 0: the demo deals until the sim is stopped
         events = load_trace(script) if script else demo_events(cfg, hands, args.seed + index)
         broker = dataclasses.replace(cfg.broker, host=args.host, port=args.port)
@@ -259,7 +302,7 @@ def _worker(argv: Sequence[str] | None = None) -> int:
         player = ScriptPlayer(daemon, speed=args.speed, clock=clock)
         played = player.play(events, stop)
         if not stop.is_set():  # the timers left running, and every hole-card key still owed
-            tail = max(daemon.now() + SIM_TAIL, daemon.last_release_due() or 0.0)
+            tail = max(daemon.now() + SIM_TAIL, daemon.seal.last_due() or 0.0)
             player.advance(round(tail, 6))
         wall = time.monotonic() - began
         if daemon.publisher is not None:

@@ -1,7 +1,10 @@
-"""Supervision by systemd (Type=notify): ready, status, watchdog pings from the loop, stopping."""
+"""Supervision by systemd (Type=notify): ready, status, watchdog pings from the loop, stopping;
+and the signals that stop a service."""
 
 from __future__ import annotations
 
+import signal
+import threading
 import time
 from collections.abc import Callable, Iterable
 
@@ -66,3 +69,16 @@ def status_text(table: str, hand: int | None, dealt: int, faulty: Iterable[str])
     if faults:
         text += f"; device fault: {', '.join(faults)}"
     return text
+
+
+def stop_on_signals(stop: threading.Event, *, hangup: bool = False) -> None:
+    """Set `stop` on SIGINT and SIGTERM (and SIGHUP with `hangup`: the terminal closed,
+    stop cleanly all the same). Call it from the main thread."""
+
+    def handler(signum: int, _frame: object) -> None:
+        stop.set()
+
+    signal.signal(signal.SIGINT, handler)
+    signal.signal(signal.SIGTERM, handler)
+    if hangup:
+        signal.signal(signal.SIGHUP, handler)

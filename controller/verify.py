@@ -483,18 +483,8 @@ def verify_path(path: Path, verifier: Verifier | None) -> Report:
     return verify_phh(path, verifier)
 
 
-def config_verifier(config_path: Path, table: str | None) -> Verifier | None:
-    """The key a table file names ([seal] public_key, else signing_key), or the key a room
-    file has registered for `table` ([keys] directory, `<table>.pub`)."""
-    data = tomllib.loads(config_path.read_text(encoding="utf-8"))
-    if "room" in data and "table" not in data:
-        from room.config import load_room_config
-
-        room = load_room_config(config_path)
-        if room.keys.directory is None or table is None:
-            return None
-        key = room.keys.directory / f"{table}.pub"
-        return load_verifier(key) if key.exists() else None
+def table_verifier(config_path: Path) -> Verifier | None:
+    """The key a table file names ([seal] public_key, else signing_key); None: none."""
     from controller.config import load_config
 
     config = load_config(config_path)

@@ -18,7 +18,8 @@ from typing import Any
 from paho.mqtt.client import Client
 from paho.mqtt.enums import CallbackAPIVersion, MQTTProtocolVersion
 
-from controller.config import BrokerConfig, read_credentials
+from controller.config import BrokerConfig
+from controller.configkit import read_credentials
 from controller.connection import describe_failure
 from controller.errors import ConfigError
 from controller.mqtt_poll import PollClient

@@ -208,7 +208,7 @@ class ScriptPlayer:
                 gpio.release(pin)
                 self._last_press[pin] = time.monotonic()
         elif isinstance(event, Command):
-            self.daemon.submit_command(event.name, json.dumps(event.args).encode())
+            self.daemon.commands.submit(event.name, json.dumps(event.args).encode())
         elif isinstance(event, Badge):
             reader = self.daemon.devices.sim_badge
             if reader is None:

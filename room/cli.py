@@ -106,7 +106,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str]) -> int:
-    """Entry point of `tablectl room ...` (controller/cli.py hands every argument here)."""
+    """Entry point of `tablectl room ...` (tablectl/cli.py hands every argument here)."""
     argv = list(argv)
     # `tablectl room export --phh DIR --config F`: the global --config is the sub-command's
     if argv and argv[0] in ("export", "migrate", "verify"):

@@ -9,19 +9,26 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from controller.config import (
+from controller.configkit import (
     NAME_RE,
-    _existing_file,
-    _load_credentials,
-    _resolve,
-    _Section,
-    _sub,
-    _Where,
+    existing_file,
+    load_credentials,
     read_sections,
+    resolve,
+    section,
 )
-from room.tournament.structure import TournamentSettings
 
 SECTIONS = ("room", "broker", "database", "http", "gaps", "stats", "monitor", "keys", "tournament")
+
+
+@dataclass(frozen=True, slots=True)
+class TournamentSettings:
+    """[tournament] of the room server's file: the event file and where its journal is."""
+
+    file: Path
+    journal: Path
+    seed: int | None = None  # None: drawn once, kept in the journal
+    time_scale: float = 1.0  # the clock runs this many times real time (rehearsals, the sim)
 
 
 @dataclass(frozen=True, slots=True)
@@ -131,16 +138,17 @@ class RoomConfig:
 
 
 def _room(path: Path, data: dict[str, Any]) -> str:
-    s = _Section(_Where(path, "room"), _sub(path, data, "room"), ("name",))
+    s = section(path, data, "room", ("name",))
     name = s.name("name", required=True)
     assert name is not None
     return name
 
 
 def _broker(path: Path, data: dict[str, Any], base: Path, name: str) -> RoomBroker:
-    s = _Section(
-        _Where(path, "broker"),
-        _sub(path, data, "broker"),
+    s = section(
+        path,
+        data,
+        "broker",
         (
             "host",
             "port",
@@ -154,10 +162,10 @@ def _broker(path: Path, data: dict[str, Any], base: Path, name: str) -> RoomBrok
     )
     d = RoomBroker()
     tls = s.bool_("tls", d.tls)
-    ca_file = _existing_file(s, "ca_file", base)
+    ca_file = existing_file(s, "ca_file", base)
     if ca_file is not None and not tls:
         raise s.error("ca_file", "given but tls = false (set tls = true or remove it)")
-    cred, username, password = _load_credentials(s, base)
+    cred, username, password = load_credentials(s, base)
     return RoomBroker(
         host=s.str_("host") or d.host,
         port=s.int_("port", 8883 if tls else d.port, lo=1, hi=65535),
@@ -174,11 +182,7 @@ def _broker(path: Path, data: dict[str, Any], base: Path, name: str) -> RoomBrok
 
 
 def _database(path: Path, data: dict[str, Any], base: Path) -> DatabaseConfig:
-    s = _Section(
-        _Where(path, "database"),
-        _sub(path, data, "database"),
-        ("url", "path", "batch_size", "batch_ms"),
-    )
+    s = section(path, data, "database", ("url", "path", "batch_size", "batch_ms"))
     d = DatabaseConfig()
     url = s.str_("url")
     file = s.str_("path")
@@ -187,7 +191,7 @@ def _database(path: Path, data: dict[str, Any], base: Path) -> DatabaseConfig:
     if url is not None and not url.startswith(("postgresql://", "postgres://", "sqlite:///")):
         raise s.error("url", f"{url!r}: expected postgresql://... or sqlite:///PATH")
     if url is None:
-        url = f"sqlite:///{_resolve(base, file or 'room.db')}"
+        url = f"sqlite:///{resolve(base, file or 'room.db')}"
     return DatabaseConfig(
         url=url,
         batch_size=s.int_("batch_size", d.batch_size, lo=1, hi=100_000),
@@ -196,13 +200,9 @@ def _database(path: Path, data: dict[str, Any], base: Path) -> DatabaseConfig:
 
 
 def _http(path: Path, data: dict[str, Any], base: Path) -> HttpConfig:
-    s = _Section(
-        _Where(path, "http"),
-        _sub(path, data, "http"),
-        ("host", "port", "token_file", "command_timeout"),
-    )
+    s = section(path, data, "http", ("host", "port", "token_file", "command_timeout"))
     d = HttpConfig()
-    token_file = _existing_file(s, "token_file", base)
+    token_file = existing_file(s, "token_file", base)
     token: str | None = None
     if token_file is not None:
         try:
@@ -226,7 +226,7 @@ def _http(path: Path, data: dict[str, Any], base: Path) -> HttpConfig:
 
 
 def _gaps(path: Path, data: dict[str, Any]) -> GapsConfig:
-    s = _Section(_Where(path, "gaps"), _sub(path, data, "gaps"), ("grace", "retry", "backfill"))
+    s = section(path, data, "gaps", ("grace", "retry", "backfill"))
     d = GapsConfig()
     grace = s.float_("grace", d.grace)
     retry = s.float_("retry", d.retry)
@@ -238,7 +238,7 @@ def _gaps(path: Path, data: dict[str, Any]) -> GapsConfig:
 
 
 def _monitor(path: Path, data: dict[str, Any]) -> MonitorConfig:
-    s = _Section(_Where(path, "monitor"), _sub(path, data, "monitor"), ("stalled_after",))
+    s = section(path, data, "monitor", ("stalled_after",))
     stalled = s.float_("stalled_after", MonitorConfig().stalled_after)
     if not 10 <= stalled <= 86400:
         raise s.error("stalled_after", f"must be in [10, 86400] seconds, got {stalled:g}")
@@ -246,7 +246,7 @@ def _monitor(path: Path, data: dict[str, Any]) -> MonitorConfig:
 
 
 def _stats(path: Path, data: dict[str, Any]) -> StatsConfig:
-    s = _Section(_Where(path, "stats"), _sub(path, data, "stats"), ("timezone", "shifts"))
+    s = section(path, data, "stats", ("timezone", "shifts"))
     tz = s.str_("timezone") or "UTC"
     try:
         zoneinfo.ZoneInfo(tz)
@@ -275,11 +275,11 @@ def _stats(path: Path, data: dict[str, Any]) -> StatsConfig:
 
 
 def _keys(path: Path, data: dict[str, Any], base: Path) -> KeysConfig:
-    s = _Section(_Where(path, "keys"), _sub(path, data, "keys"), ("directory",))
+    s = section(path, data, "keys", ("directory",))
     value = s.str_("directory")
     if value is None:
         return KeysConfig()
-    directory = _resolve(base, value)
+    directory = resolve(base, value)
     if not directory.is_dir():
         raise s.error("directory", f"{directory} is not a directory")
     return KeysConfig(directory=directory)
@@ -288,15 +288,11 @@ def _keys(path: Path, data: dict[str, Any], base: Path) -> KeysConfig:
 def _tournament(path: Path, data: dict[str, Any], base: Path) -> TournamentSettings | None:
     if "tournament" not in data:
         return None
-    s = _Section(
-        _Where(path, "tournament"),
-        _sub(path, data, "tournament"),
-        ("file", "journal", "seed", "time_scale"),
-    )
-    file = _existing_file(s, "file", base)
+    s = section(path, data, "tournament", ("file", "journal", "seed", "time_scale"))
+    file = existing_file(s, "file", base)
     if file is None:
         raise s.error("file", "missing (required): the tournament file (docs/tournament.md)")
-    journal = _resolve(base, s.str_("journal") or f"{file.stem}.journal.jsonl")
+    journal = resolve(base, s.str_("journal") or f"{file.stem}.journal.jsonl")
     seed = s.int_("seed", -1, lo=-1)
     scale = s.float_("time_scale", 1.0)
     if not 0 < scale <= 1000:

@@ -25,7 +25,8 @@ class RoomServer:
         self.store: Store = open_store(config.database, config.name)
         self.ingest = Ingest(config, self.store)
         self.app = create_app(RoomContext(config, self.store, self.ingest))
-        self.tournament = attach_tournament(self.app, config, self.ingest)  # docs/tournament.md
+        # the tournament floor: docs/tournament.md
+        self.tournament = attach_tournament(self.app, config.tournament, self.ingest)
         self.port = config.http.port if port is None else port
         self._server = uvicorn.Server(
             uvicorn.Config(

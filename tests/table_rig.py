@@ -24,7 +24,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from controller.cli import demo_script
 from controller.config import Config, load_config
 from controller.engine import Engine
 from controller.errors import TraceError
@@ -33,6 +32,7 @@ from controller.journal import Segment, list_segments, read_journal_dir, read_tr
 from controller.messages import Message
 from controller.registry import ChipRegistry, DeckRegistry, load_chips, load_deck
 from controller.replay import build_engine, drive
+from controller.simdemo import demo_script
 from drivers.gpio.sim import send_control
 from drivers.reader.view import TagView
 from firmware_sim.reader_board import ReaderBoardSim
@@ -56,9 +56,9 @@ LAMP_PINS = {"floor": 9, "pending": 10, "fault": 11}
 
 
 def tablectl() -> list[str]:
-    """The `tablectl` console script of this interpreter's environment (or `-m controller.cli`)."""
+    """The `tablectl` console script of this interpreter's environment (or `-m tablectl.cli`)."""
     script = Path(sys.executable).with_name("tablectl")
-    return [str(script)] if script.exists() else [sys.executable, "-m", "controller.cli"]
+    return [str(script)] if script.exists() else [sys.executable, "-m", "tablectl.cli"]
 
 
 # --------------------------------------------------------------------------- the session

@@ -19,7 +19,7 @@ from fastapi.responses import HTMLResponse, Response, StreamingResponse
 from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, Field
 
-from room.config import RoomConfig
+from room.config import TournamentSettings
 from room.deps import require_token
 from room.ingest import Ingest
 from room.tournament import pages
@@ -292,10 +292,13 @@ def install(app: FastAPI, svc: TournamentService | None) -> None:
     app.mount("/tournament/static", StaticFiles(directory=STATIC), name="tournament-static")
 
 
-def attach(app: FastAPI, config: RoomConfig, ingest: Ingest | None) -> TournamentService | None:
-    """The room server's hook: the tournament of [tournament] (started), its routes and
-    pages on `app` (without [tournament]: pages that say so, and 404 from the API)."""
-    svc = TournamentService(config.tournament, ingest) if config.tournament else None
+def attach(
+    app: FastAPI, settings: TournamentSettings | None, ingest: Ingest | None
+) -> TournamentService | None:
+    """The room server's hook: the tournament of [tournament] (`settings`; started), its
+    routes and pages on `app` (without [tournament]: pages that say so, and 404 from the
+    API)."""
+    svc = TournamentService(settings, ingest) if settings else None
     install(app, svc)
     if svc is not None:
         svc.start()

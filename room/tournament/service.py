@@ -19,11 +19,12 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from room.config import TournamentSettings
 from room.ingest import CommandError, Committed, Ingest
 from room.tournament import facts
 from room.tournament.journal import TournamentJournal
 from room.tournament.model import Command
-from room.tournament.structure import Structure, TournamentSettings, load_structure
+from room.tournament.structure import Structure, load_structure
 from room.tournament.tournament import FACT_TYPES, FloorError, Tournament
 
 log = logging.getLogger("tablectl.room.tournament")

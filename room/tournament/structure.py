@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from controller.config import _Section, _sub, _Where, read_sections
+from controller.configkit import Section, Where, read_sections, section
 from controller.errors import ConfigError
 from room.tournament.house import HouseRules, final_table_size, house
 
@@ -21,16 +21,6 @@ SECTIONS = ("tournament", "level", "break", "payouts", "payout", "player")
 TABLE_RE = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 #: Seats on a table (controller/commands.py: seats 1..10 on every table).
 MAX_SEATS = 10
-
-
-@dataclass(frozen=True, slots=True)
-class TournamentSettings:
-    """[tournament] of the room server's file: the event file and where its journal is."""
-
-    file: Path
-    journal: Path
-    seed: int | None = None  # None: drawn once, kept in the journal
-    time_scale: float = 1.0  # the clock runs this many times real time (rehearsals, the sim)
 
 
 @dataclass(frozen=True, slots=True)
@@ -133,7 +123,7 @@ class Structure:
         return levels[min(max(number, 1), len(levels)) - 1]
 
 
-def _positive_minutes(s: _Section, key: str, default: float | None) -> float:
+def _positive_minutes(s: Section, key: str, default: float | None) -> float:
     if not s.has(key):
         if default is None:
             raise s.error(key, "missing (required)")
@@ -153,8 +143,8 @@ def _levels(path: Path, data: dict[str, Any]) -> list[Level]:
         where = f"level.{i + 1}"
         if not isinstance(item, dict):
             raise ConfigError(f"{path}: [[level]] #{i + 1} must be a table")
-        s = _Section(
-            _Where(path, where), item, ("small_blind", "big_blind", "ante", "bb_ante", "minutes")
+        s = Section(
+            Where(path, where), item, ("small_blind", "big_blind", "ante", "bb_ante", "minutes")
         )
         sb = s.required_int("small_blind", lo=0)
         bb = s.required_int("big_blind", lo=1)
@@ -182,7 +172,7 @@ def _breaks(path: Path, data: dict[str, Any], levels: int) -> list[Break]:
     for i, item in enumerate(raw):
         if not isinstance(item, dict):
             raise ConfigError(f"{path}: [[break]] #{i + 1} must be a table")
-        s = _Section(_Where(path, f"break.{i + 1}"), item, ("after_level", "minutes"))
+        s = Section(Where(path, f"break.{i + 1}"), item, ("after_level", "minutes"))
         after = s.required_int("after_level", lo=1, hi=levels)
         if any(b.after_level == after for b in breaks):
             raise s.error("after_level", f"a break after level {after} is given twice")
@@ -202,11 +192,7 @@ def _steps(levels: list[Level], breaks: list[Break]) -> tuple[Step, ...]:
 
 
 def _payouts(path: Path, data: dict[str, Any]) -> Payouts:
-    s = _Section(
-        _Where(path, "payouts"),
-        _sub(path, data, "payouts"),
-        ("buy_in", "guarantee", "unit", "currency", "percent"),
-    )
+    s = section(path, data, "payouts", ("buy_in", "guarantee", "unit", "currency", "percent"))
     brackets: list[PayoutBracket] = []
     percent = s.data.get("percent")
     if percent is not None:
@@ -217,7 +203,7 @@ def _payouts(path: Path, data: dict[str, Any]) -> Payouts:
     for i, item in enumerate(raw):
         if not isinstance(item, dict):
             raise ConfigError(f"{path}: [[payout]] #{i + 1} must be a table")
-        b = _Section(_Where(path, f"payout.{i + 1}"), item, ("entries", "percent"))
+        b = Section(Where(path, f"payout.{i + 1}"), item, ("entries", "percent"))
         entries = b.required_int("entries", lo=1)
         if brackets and entries <= brackets[-1].entries:
             raise b.error("entries", "brackets must be given by growing number of entries")
@@ -233,7 +219,7 @@ def _payouts(path: Path, data: dict[str, Any]) -> Payouts:
     )
 
 
-def _percentages(s: _Section, key: str, value: Any) -> tuple[float, ...]:
+def _percentages(s: Section, key: str, value: Any) -> tuple[float, ...]:
     if not isinstance(value, list) or not value:
         raise s.error(key, "expected a non-empty array of percentages, place 1 first")
     out: list[float] = []
@@ -257,7 +243,7 @@ def _players(path: Path, data: dict[str, Any]) -> tuple[Registration, ...]:
     for i, item in enumerate(raw):
         if not isinstance(item, dict):
             raise ConfigError(f"{path}: [[player]] #{i + 1} must be a table")
-        s = _Section(_Where(path, f"player.{i + 1}"), item, ("name", "id"))
+        s = Section(Where(path, f"player.{i + 1}"), item, ("name", "id"))
         name = s.str_("name", required=True)
         assert name is not None
         pid = s.name("id") or f"P{i + 1:04d}"
@@ -268,7 +254,7 @@ def _players(path: Path, data: dict[str, Any]) -> tuple[Registration, ...]:
     return tuple(players)
 
 
-def _tables(s: _Section) -> tuple[str, ...]:
+def _tables(s: Section) -> tuple[str, ...]:
     tables = s.str_list("tables")
     if not tables:
         raise s.error("tables", 'give the room\'s tables the event may use, e.g. ["t01", "t02"]')
@@ -294,9 +280,10 @@ def load_structure(path: Path, text: str | None = None) -> Structure:
         unknown = sorted(set(data) - set(SECTIONS))
         if unknown:
             raise ConfigError(f"{path}: unknown section [{unknown[0]}]")
-    s = _Section(
-        _Where(path, "tournament"),
-        _sub(path, data, "tournament"),
+    s = section(
+        path,
+        data,
+        "tournament",
         (
             "name",
             "profile",

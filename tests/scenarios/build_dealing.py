@@ -1393,7 +1393,7 @@ def expected() -> None:
         args = [
             sys.executable,
             "-m",
-            "controller.cli",
+            "tablectl.cli",
             "replay",
             str(trace),
             "--config",

@@ -199,7 +199,7 @@ def expected() -> None:
     build_dealing.expected()
     for name in CHIP_TRACES:
         trace = HERE / f"{name}.jsonl"
-        args: list[Any] = [sys.executable, "-m", "controller.cli", "replay", str(trace)]
+        args: list[Any] = [sys.executable, "-m", "tablectl.cli", "replay", str(trace)]
         args += ["--config", str(ROOT / "examples" / "sim-table.toml")]
         out = subprocess.run(args, capture_output=True, check=True, cwd=ROOT).stdout
         trace.with_name(f"{name}.expected.jsonl").write_bytes(out)

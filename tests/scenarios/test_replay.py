@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from controller.cli import main
 from controller.messages import Message
 from controller.schema import validate
+from tablectl.cli import main
 
 ROOT = Path(__file__).resolve().parents[2]
 SCENARIOS = ROOT / "tests" / "scenarios"

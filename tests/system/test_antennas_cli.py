@@ -20,7 +20,7 @@ def test_antennas_shows_live_which_antenna_reads_which_tag() -> None:
     antennas = load_config(CONFIG).card_reader.antennas
     seconds = 0.4 * len(antennas) + 2.5
     done = subprocess.run(
-        [sys.executable, "-m", "controller.cli", "antennas", "--config", str(CONFIG),
+        [sys.executable, "-m", "tablectl.cli", "antennas", "--config", str(CONFIG),
          "--simulate", "--seconds", str(seconds)],
         capture_output=True,
         text=True,
@@ -53,7 +53,7 @@ def test_antennas_refuses_simulate_on_a_real_board(tmp_path: Path) -> None:
     ).replace('"staff/', f'"{CONFIG.parent}/staff/').replace('"../var/', f'"{tmp_path}/')
     config.write_text(text)
     done = subprocess.run(
-        [sys.executable, "-m", "controller.cli", "antennas", "--config", str(config), "--simulate"],
+        [sys.executable, "-m", "tablectl.cli", "antennas", "--config", str(config), "--simulate"],
         capture_output=True,
         text=True,
         timeout=60,

@@ -134,10 +134,10 @@ def test_badges_on_a_real_pcsc_reader_reach_the_room(
 
         for seat in (1, 2, 3):
             cmd = {"seat": seat, "player": f"P{seat}", "stack": 5000}
-            daemon.submit_command("seat", json.dumps(cmd).encode())
+            daemon.commands.submit("seat", json.dumps(cmd).encode())
         level = {"small_blind": 25, "big_blind": 50, "ante": 0}
-        daemon.submit_command("level", json.dumps(level).encode())
-        daemon.submit_command("button", json.dumps({"seat": 3}).encode())
+        daemon.commands.submit("level", json.dumps(level).encode())
+        daemon.commands.submit("button", json.dumps({"seat": 3}).encode())
         # A dealer taps in: the room learns who deals.
         card.insert(MARIA)
         assert room.wait_for(_dealer_changed(MARIA, "Maria Rossi"), 30), room.messages()

@@ -705,7 +705,7 @@ def test_sim_against_a_configured_broker_prints_over_tls_as_its_own_identity(
     config = tmp_path / "t01.toml"
     config.write_text(text)
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    args = [sys.executable, "-m", "controller.cli", "sim", "--config", str(config)]
+    args = [sys.executable, "-m", "tablectl.cli", "sim", "--config", str(config)]
     args += ["--hands", "1", "--speed", "20", "--seed", "3", "--json", "--exit-when-done"]
     done = subprocess.run(
         [*args, "--watch-credentials", str(watch)],
@@ -828,6 +828,6 @@ def test_a_flood_of_room_commands_is_refused_at_the_table_with_replies(
             refused = [r for r in resends if "rate limited" in str(r.get("error"))]
             assert len(refused) >= 17, [r.get("error") for r in resends]
             assert answered < 10
-        assert daemon.command_limit.refused["commands"] == len(limited)
+        assert daemon.commands.limit.refused["commands"] == len(limited)
     finally:
         daemon.stop()

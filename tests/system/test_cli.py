@@ -17,7 +17,7 @@ CONFIG = ROOT / "examples" / "sim-table.toml"
 
 def tablectl(*args: str, timeout: float = 100) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "controller.cli", *args],
+        [sys.executable, "-m", "tablectl.cli", *args],
         capture_output=True,
         text=True,
         timeout=timeout,

@@ -118,7 +118,7 @@ def table(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Table]:
     # Room for every command of the module at once: the rate limit (50 at once, then 10 a
     # second) is tested on its own (test_broker_hardening), and the 52 commands of the
     # refusal test below were refused for their rate when sent too soon after the setup.
-    daemon.command_limit = CommandRateLimit(commands=Bucket(rate=10.0, burst=1000.0))
+    daemon.commands.limit = CommandRateLimit(commands=Bucket(rate=10.0, burst=1000.0))
     room = Subscriber(broker, f"{PREFIX}/#", username="room")
     daemon.start()
     try:

@@ -13,13 +13,13 @@ from typing import Any
 
 import pytest
 
-from controller.cli import demo_script
 from controller.config import Config, load_config
 from controller.daemon import Daemon
 from controller.inputs import ButtonPress
 from controller.messages import Message
 from controller.schema import validate
 from controller.seal import open_sealed
+from controller.simdemo import demo_script
 from firmware_sim.dealer import DealerClock, Decision, HandPlan, TableDealer, seat_players
 from firmware_sim.player import ScriptPlayer
 from tests.broker import Mosquitto, Received, Subscriber
@@ -29,7 +29,7 @@ pytestmark = pytest.mark.timeout(90)
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "sim-table.toml"
 CARD = re.compile(r'"[23456789TJQKA][cdhs]"')
 PREFIX = "poker/sim/t01"
-TABLECTL = [sys.executable, "-m", "controller.cli"]
+TABLECTL = [sys.executable, "-m", "tablectl.cli"]
 
 
 def _config(tmp_path: Path) -> Config:
@@ -236,7 +236,7 @@ def test_restart_recovers_state_and_seq_from_journal(
         assert second.engine.seq == seq_before
         assert second.engine.hand_number == first.engine.hand_number
         room = Subscriber(mosquitto_acl, f"{PREFIX}/events", username="room")
-        second.submit_command("level", b'{"small_blind": 200, "big_blind": 400, "ante": 0}')
+        second.commands.submit("level", b'{"small_blind": 200, "big_blind": 400, "ante": 0}')
         ScriptPlayer(second).perform(ButtonPress(0.0, "shuffler"))
         assert room.wait_for(
             lambda m: any(json.loads(x.payload)["type"] == "hand_started" for x in m), 10

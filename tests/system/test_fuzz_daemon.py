@@ -25,6 +25,7 @@ from hypothesis import strategies as st
 from controller.config import load_config
 from controller.daemon import Daemon
 from controller.inputs import TagIn, TagOut
+from controller.intake import Intake
 from controller.journal import read_trace_file
 from drivers.reader import messages as m
 from drivers.reader.framing import CRC_LEN, HEADER_LEN, MAX_PAYLOAD, FrameDecoder, encode
@@ -51,9 +52,9 @@ FUZZ = settings(
 Move = tuple[str, str, str]  # ("in" | "out", antenna, uid hex)
 
 
-class ObservedDaemon(Daemon):
-    """The daemon, noting each tag event its serial input hands to the queue (the test waits
-    on it; what counts is checked in the journal)."""
+class ObservedIntake(Intake):
+    """The drivers' intake, noting each tag event its serial input hands to the queue (the
+    test waits on it; what counts is checked in the journal)."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -66,6 +67,17 @@ class ObservedDaemon(Daemon):
             kind = "in" if isinstance(event, TagIn) else "out"
             self.taken.append((kind, event.antenna, event.uid or ""))
             self.cond.notify_all()
+
+
+class ObservedDaemon(Daemon):
+    """The daemon, its devices' inputs going through an `ObservedIntake`."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.intake = ObservedIntake(self.queue, self.resync, self.timer, self.now)
+        self.devices.sink = self.intake
+        self.taken = self.intake.taken
+        self.cond = self.intake.cond
 
 
 def corrupted(frame: bytes, flips: bytes) -> bytes:

@@ -10,11 +10,12 @@ from typing import Any
 import pytest
 
 from controller import heap
-from controller.cli import DEFAULT_SIM_CONFIG, demo_events
 from controller.clock import ManualClock
 from controller.config import load_config
 from controller.daemon import Daemon
 from controller.journal import SegmentedJournal
+from controller.simdemo import demo_events
+from controller.simtables import DEFAULT_SIM_CONFIG
 from firmware_sim.player import ScriptPlayer
 from tests.broker import Mosquitto
 
@@ -77,7 +78,7 @@ def test_heap_trimmed_once_after_every_hand_and_never_during_one(
     assert not [e for e in log if e[2]], f"trimmed during a hand: {log}"
     # once before the first hand (the start), then once after each hand
     assert [number for _, number, _ in log] == list(range(HANDS + 1))
-    assert daemon.heap_trims == HANDS + 1
+    assert daemon.heap_trim.trims == HANDS + 1
 
 
 def test_heap_trimmed_after_every_journal_rotation_too(

@@ -21,7 +21,6 @@ from typing import Any
 
 import pytest
 
-from controller.cli import demo_script
 from controller.config import Config, load_config
 from controller.daemon import Daemon
 from controller.engine import Engine
@@ -29,6 +28,7 @@ from controller.inputs import ButtonPress, Command, Event, TagIn
 from controller.messages import HOLECARDS, Message
 from controller.publisher import Publisher, PublishError
 from controller.replay import replay
+from controller.simdemo import demo_script
 from controller.trace import load_trace
 from tests.broker import Mosquitto, Received, Subscriber
 

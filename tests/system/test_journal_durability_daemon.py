@@ -117,7 +117,7 @@ def test_a_journal_replays_with_the_staff_it_started_with(
             "the unknown badge was not refused"
         )
         request = {"uid": stranger, "person": "Eva Neri", "role": "dealer", "id": "s1"}
-        daemon.submit_command("staff", json.dumps(request).encode())
+        daemon.commands.submit("staff", json.dumps(request).encode())
         assert room.wait_for(lambda ms: any(b'"s1"' in m.payload for m in ms), 10)
         daemon.stop()
         assert stranger in staff.read_text()  # the file follows the room's command
@@ -166,7 +166,7 @@ def test_a_journal_cut_inside_an_inputs_messages_is_completed_at_the_restart(
         for request in ("x1", "x2"):  # two restarts, an input between them
             daemon = Daemon(config, broker=broker)
             daemon.start()
-            daemon.submit_command("pause", json.dumps({"id": request}).encode())
+            daemon.commands.submit("pause", json.dumps({"id": request}).encode())
 
             def answered(ms: list[Received], r: str = request) -> bool:
                 return any(r.encode() in m.payload for m in ms)
@@ -232,7 +232,7 @@ def test_a_clean_stop_between_hands_starts_a_new_segment(
     first = Daemon(config, broker=broker)
     first.start()
     for command in SEATS:
-        first.submit_command(command.name, json.dumps(command.args).encode())
+        first.commands.submit(command.name, json.dumps(command.args).encode())
     assert poll(lambda: first.engine.seats[2].player == "Bruno", 10)
     first.stop()
     segments = read_journal_dir(tmp_path / "journal")

@@ -281,7 +281,7 @@ def test_misdeal_is_written_as_commentary_and_user_field() -> None:
 
 
 def test_export_phh_command_writes_one_file_per_completed_hand(tmp_path: Path) -> None:
-    from controller.cli import demo_script
+    from controller.simdemo import demo_script
     from controller.trace import event_to_json
 
     trace = tmp_path / "hands.jsonl"

@@ -123,7 +123,7 @@ def test_the_daemon_writes_journal_mark_and_staff_file_private_under_umask_0(
     try:
         assert daemon.devices.readers[0].wait_synced(10.0)
         payload = {"name": "staff", "uid": "04ABCDEF000009", "person": "Nina", "role": "dealer"}
-        daemon.submit_command("staff", json.dumps(payload | {"id": "s1"}).encode())
+        daemon.commands.submit("staff", json.dumps(payload | {"id": "s1"}).encode())
         deadline = time.monotonic() + 10
         while "Nina" not in staff.read_text():
             assert time.monotonic() < deadline, "the staff file was not written"

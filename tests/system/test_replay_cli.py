@@ -15,14 +15,14 @@ from tests.scenarios.test_replay import CONFIG, ROOT, TRACES, profile_args
 
 
 def run_replay(trace: Path, *extra: str) -> subprocess.CompletedProcess[bytes]:
-    """`python -m controller.cli replay TRACE --config CONFIG`, a new interpreter each time
+    """`python -m tablectl.cli replay TRACE --config CONFIG`, a new interpreter each time
     (a random PYTHONHASHSEED: set and dict orders that depend on it would show)."""
     env = {**os.environ, "PYTHONHASHSEED": str(random.randrange(1, 2**32))}
     return subprocess.run(
         [
             sys.executable,
             "-m",
-            "controller.cli",
+            "tablectl.cli",
             "replay",
             str(trace),
             "--config",

@@ -9,7 +9,6 @@ from typing import Any
 
 import pytest
 
-from controller.cli import demo_script
 from controller.commands import CommandError, parse_resend
 from controller.config import Config, load_config
 from controller.daemon import Daemon
@@ -19,6 +18,7 @@ from controller.journal import list_segments, open_journal
 from controller.messages import EVENTS, REPLIES, Message
 from controller.resend import MAX_RANGE, ResendRequest
 from controller.schema import validate
+from controller.simdemo import demo_script
 from tests.broker import EXAMPLE_ACL, USERS, Mosquitto, Subscriber
 from tests.table_rig import poll
 

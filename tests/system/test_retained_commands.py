@@ -128,7 +128,7 @@ def test_a_command_left_retained_before_the_table_connects_is_refused_and_said_s
             assert sub.wait_for(lambda _m: len(_payloads(sub, "alerts")) >= 1, 10)
             alerts = [a for a in _payloads(sub, "alerts") if a["type"] == "command_retained"]
             assert len(alerts) == 1 and alerts[0]["severity"] == "warning"
-            assert daemon.retained_commands.refused == 2
+            assert daemon.commands.retained.refused == 2
 
             live = {"seat": 5, "player": "Ann", "stack": 20000, "id": "live-1"}
             sub.publish(f"{PREFIX}/cmd/seat", json.dumps(live).encode())

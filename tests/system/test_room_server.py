@@ -13,11 +13,11 @@ import httpx
 import pytest
 from pokerkit import HandHistory
 
-from controller.cli import demo_script
 from controller.config import load_config
 from controller.daemon import Daemon
 from controller.journal import read_trace_file
 from controller.seal import open_sealed
+from controller.simdemo import demo_script
 from room.config import load_room_config
 from room.server import RoomServer
 from tests.broker import Mosquitto, Subscriber

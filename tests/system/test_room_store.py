@@ -9,9 +9,9 @@ from typing import Any
 
 import pytest
 
-from controller.cli import demo_script
 from controller.config import load_config
 from controller.replay import build_engine, drive
+from controller.simdemo import demo_script
 from room.config import DatabaseConfig, StatsConfig
 from room.schema import LATEST
 from room.stats import table_stats

@@ -21,9 +21,9 @@ from typing import Any
 import pytest
 
 from controller.chain import generate_keys, public_key_path
-from controller.cli import main as cli_main
 from controller.journal import list_segments, split_h
 from controller.seal import open_sealed
+from tablectl.cli import main as cli_main
 from tests.broker import Mosquitto, Subscriber
 from tests.table_rig import (
     PREFIX,

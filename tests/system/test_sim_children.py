@@ -41,7 +41,7 @@ def alive(pid: int) -> bool:
 
 def test_a_killed_sim_takes_its_workers_and_its_broker_with_it(tmp_path: Path) -> None:
     sim = subprocess.Popen(
-        [sys.executable, "-m", "controller.cli", "sim", "--tables", "2", "--hands", "0",
+        [sys.executable, "-m", "tablectl.cli", "sim", "--tables", "2", "--hands", "0",
          "--no-tv", "--json"],
         cwd=ROOT,
         stdout=subprocess.DEVNULL,

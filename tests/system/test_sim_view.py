@@ -141,7 +141,7 @@ def test_a_taken_tv_port_is_refused_and_everything_started_is_stopped(tmp_path: 
 )
 def test_arguments_are_checked(args: list[str], message: str) -> None:
     done = subprocess.run(
-        [sys.executable, "-m", "controller.cli", *args],
+        [sys.executable, "-m", "tablectl.cli", *args],
         capture_output=True,
         text=True,
         timeout=60,

@@ -93,7 +93,7 @@ def test_defaults(tmp_path: Path) -> None:
         ),
         (('id = "t01"', 'id = "t01"\nseats = 9'), r"unknown key 'seats' in \[tables #1\]"),
         (('[[tables]]\nid = "t01"', ""), r"\[\[tables\]\]: at least one table is required"),
-        (("[tv]", "[television]"), r"unknown section 'television'"),
+        (("[tv]", "[television]"), r"unknown section \[television\]"),
     ],
 )
 def test_bad_files_are_refused_naming_the_key(
@@ -113,7 +113,7 @@ def test_a_short_control_token_is_refused(tmp_path: Path) -> None:
 
 
 def tablectl(*args: str) -> list[str]:
-    return [sys.executable, "-m", "controller.cli", *args]
+    return [sys.executable, "-m", "tablectl.cli", *args]
 
 
 def test_tablectl_tv_refuses_a_bad_file(tmp_path: Path) -> None:

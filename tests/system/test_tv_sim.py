@@ -25,7 +25,7 @@ def test_sim_serves_the_overlay_and_preview_of_the_simulated_table() -> None:
         [
             sys.executable,
             "-m",
-            "controller.cli",
+            "tablectl.cli",
             "sim",
             "--hands",
             "2",
@@ -87,7 +87,7 @@ def test_sim_without_tv() -> None:
         [
             sys.executable,
             "-m",
-            "controller.cli",
+            "tablectl.cli",
             "sim",
             "--hands",
             "1",

@@ -14,9 +14,10 @@ import pytest
 
 from controller.commands import ACCEPTED_COMMANDS, COMMAND_NAMES
 from controller.config import load_config
-from controller.daemon import Daemon, FromRoom, RefusedCommand
+from controller.daemon import Daemon
 from controller.holeresend import KINDS
 from controller.inputs import Command
+from controller.items import FromRoom, RefusedCommand
 from controller.messages import (
     ALERTS,
     EVENTS,
@@ -108,7 +109,7 @@ def _documented_names() -> set[str]:
 
 def _taken(daemon: Daemon, name: str) -> Any:
     """What the daemon queues for `cmd/<name>` with an empty JSON object."""
-    daemon.submit_command(name, b"{}", lambda: None)
+    daemon.commands.submit(name, b"{}", lambda: None)
     item = daemon.queue.get_nowait()
     return item.item if isinstance(item, FromRoom) else item
 

@@ -14,7 +14,6 @@ from pathlib import Path
 import pytest
 
 from controller.chain import body_bytes, generate_keys, link, public_key_path
-from controller.cli import main as cli_main
 from controller.config import Config, load_config
 from controller.daemon import Daemon
 from controller.journal import chain_record, list_segments, open_journal, split_h
@@ -23,6 +22,7 @@ from room.config import load_room_config
 from room.export import export_events
 from room.ingest import Incoming, Ingest
 from room.store import open_store
+from tablectl.cli import main as cli_main
 from tests.unit.test_journal_rotation import EPOCH, TABLE_TOML, session
 
 Edit = Callable[[list[str], int], None]

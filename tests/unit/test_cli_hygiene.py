@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from controller import __version__
-from controller.cli import build_parser, main, trace_headers
 from room.cli import build_parser as room_parser
+from tablectl.cli import build_parser, main, trace_headers
 
 ROOT = Path(__file__).resolve().parents[2]
 SCENARIOS = ROOT / "tests" / "scenarios"

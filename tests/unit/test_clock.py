@@ -7,8 +7,8 @@ import math
 
 import pytest
 
-from controller.cli import speed_arg
 from controller.clock import FunctionClock, ManualClock, SystemClock
+from controller.simtables import speed_arg
 
 
 def test_manual_clock_moves_only_when_stepped_and_wall_follows() -> None:

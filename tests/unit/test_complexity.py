@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-PRODUCT = ("controller", "drivers", "room", "broadcast", "firmware", "firmware_sim")
+PRODUCT = ("controller", "drivers", "room", "broadcast", "firmware", "firmware_sim", "tablectl")
 #: Every function over 10, measured without the project's settings, pragmas or exemptions.
 RUFF = ("check", "--isolated", "--ignore-noqa", "--select", "C901", "--no-cache")
 RUFF += ("--config", "lint.mccabe.max-complexity=10", "--output-format", "concise")
@@ -38,7 +38,7 @@ def _over(limit: int) -> set[tuple[str, str]]:
 
 
 def test_no_product_function_is_over_15_but_the_one_pending() -> None:
-    assert _over(15) == {("controller/cli.py", "cmd_sim")}
+    assert _over(15) == {("tablectl/cli.py", "cmd_sim")}
 
 
 def test_every_function_over_10_is_listed_in_the_architecture_with_why_it_stays() -> None:

@@ -4,10 +4,11 @@ with a table's chip set reused, reads one chip in two places."""
 
 from __future__ import annotations
 
-from controller.cli import DEFAULT_SIM_CONFIG, demo_events
 from controller.config import load_config
 from controller.inputs import ButtonPress, TagIn, TagOut
 from controller.replay import build_engine
+from controller.simdemo import demo_events
+from controller.simtables import DEFAULT_SIM_CONFIG
 
 
 def test_every_chip_leaves_the_pot_by_the_next_hand_and_a_reused_chip_set_reads_clean() -> None:

@@ -18,7 +18,6 @@ DRIVER_CORE = frozenset({"controller.errors", "controller.inputs"})
 #: The controller modules that may import drivers or firmware_sim, and only lazily.
 DEVICE_WIRING = {
     "controller/devices.py": ("drivers", "firmware_sim"),  # the backends and their drivers
-    "controller/cli.py": ("firmware_sim",),  # the `sim` command's dealer and script player
     "controller/simdemo.py": ("firmware_sim",),  # the demo's dealer and hand plans
     "controller/simtables.py": ("firmware_sim",),  # the `sim --tables N` workers' players
 }
@@ -26,17 +25,24 @@ DEVICE_WIRING = {
 SHELL = (
     "antennas",
     "backends",
-    "cli",
+    "board_focus",
     "daemon",
     "delivery",
     "devices",
     "draws",
+    "heap_trim",
+    "hole_release",
+    "hooks",
+    "intake",
     "journal",
+    "lamps",
     "localbroker",
     "notices",
     "publisher",
     "recovery",
     "register_deck",
+    "room_commands",
+    "rotation",
     "sdnotify",
     "simdemo",
     "simview",

@@ -37,7 +37,7 @@ class Table(Daemon):
         self.released: list[str] = []
         self.sealed: dict[int, dict[str, Any]] = {}
 
-    def _publish(self, message: Message) -> None:
+    def publish(self, message: Message) -> None:
         payload = message.payload
         if message.topic == HOLECARDS and is_sealed(payload):
             self.sealed[payload["seq"]] = payload
@@ -79,7 +79,7 @@ def _source(event: Event, config: Config) -> str:
 def _hands(config: Config, hands: int, seed: int) -> list[tuple[str, Event]]:
     """The demo's hands as each source makes them: the daemon makes its own ticks; two
     sources never stamp the very same instant (a real clock does not either)."""
-    from controller.cli import demo_script
+    from controller.simdemo import demo_script
 
     out: list[tuple[str, Event]] = []
     taken: dict[float, str] = {}
@@ -134,7 +134,7 @@ def _play(tmp: Path, window_ms: float, deliveries: list[tuple[float, int, str, E
     for at, _n, source, event in deliveries:
         step_to(at)
         if isinstance(event, TagIn | TagOut):
-            table.submit_reader_event(source, event)
+            table.intake.submit_reader_event(source, event)
         else:
             table.submit(event)
         assert table.wait_idle(10)
@@ -213,10 +213,10 @@ def test_an_edge_is_dated_when_it_was_made_on_a_real_clock_only(tmp_path: Path) 
     import time
 
     real = Daemon(_config(tmp_path, WINDOW_MS))
-    assert real.real_time()
+    assert real.intake.real_time()
     real.epoch -= 10.0  # ten seconds into the journal
     edge = time.monotonic() - 0.045
-    assert real.now() - real.made_at(edge) == pytest.approx(0.045, abs=0.01)
+    assert real.now() - real.intake.made_at(edge) == pytest.approx(0.045, abs=0.01)
     virtual = Daemon(_config(tmp_path, WINDOW_MS), clock=ManualClock(0.0, wall_start=EPOCH))
-    assert not virtual.real_time()
-    assert virtual.made_at(time.monotonic() - 0.045) == virtual.now()
+    assert not virtual.intake.real_time()
+    assert virtual.intake.made_at(time.monotonic() - 0.045) == virtual.now()

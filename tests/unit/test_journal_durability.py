@@ -12,10 +12,11 @@ from typing import Any
 import pytest
 
 from controller.config import load_config
-from controller.daemon import Daemon, DeviceAlert, RefusedCommand
+from controller.daemon import Daemon
 from controller.engine import Engine
 from controller.errors import DeviceError
 from controller.inputs import ButtonPress, Command, TagIn
+from controller.items import DeviceAlert, RefusedCommand
 from controller.journal import open_journal, read_trace_file
 from controller.messages import Message
 from controller.replay import replay_path
@@ -116,17 +117,17 @@ def test_an_input_the_engine_failed_on_replays_as_it_went_live(
 
 
 def test_an_effect_that_fails_after_the_commit_is_told_and_the_next_input_goes_on(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path,
 ) -> None:
     config = sim_config(tmp_path)
     daemon = offline_daemon(config)
     probe = JournalProbe(tmp_path / "t01.journal")
     daemon.publisher = probe  # type: ignore[assignment]
 
-    def broken_lamps() -> None:
+    def broken_lamps(out: list[Message]) -> None:
         raise DeviceError("GPIO17: lamp driver not answering")
 
-    monkeypatch.setattr(daemon, "_update_lamps", broken_lamps)
+    daemon.register_event_handler("table:committed", broken_lamps)
     daemon.handle(SEATS[:1])
     daemon.handle(SEATS[1:])
     faults = [m.payload for m, _ in probe.published if m.payload.get("type") == "daemon_fault"]

@@ -11,7 +11,6 @@ from pathlib import Path
 
 import pytest
 
-from controller.cli import main as cli_main
 from controller.config import load_config
 from controller.engine.checkpoint import VERSION, checkpoint, restore
 from controller.errors import CheckpointError, ConfigError, JournalError, TraceError
@@ -27,6 +26,7 @@ from controller.journal import (
 from controller.messages import Message
 from controller.replay import build_engine, drive, drive_segments, replay_path
 from firmware_sim.dealer import seat_players
+from tablectl.cli import main as cli_main
 from tests.journal_session import EPOCH, TABLE_TOML, make_config, run_daemon, session
 
 

@@ -9,13 +9,13 @@ import io
 from pathlib import Path
 from typing import Any
 
-from controller.cli import main
 from controller.engine.checkpoint import checkpoint, restore
 from controller.inputs import Event
 from controller.phh import HandMessages, build_phh
 from controller.rules.betting import house_raise_cap
 from controller.rules.chips import facing_opening_bet, undercall_ruling
 from controller.rules.pots import Pot, division_unit, split_pot, take_rake
+from tablectl.cli import main
 from tests.engine_helpers import Table, ev, new_engine, run
 
 HOLE4 = {1: ["Ah", "Kh"], 2: ["Qd", "Jd"], 3: ["9s", "9c"], 4: ["7h", "2c"]}

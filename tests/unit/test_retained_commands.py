@@ -1,6 +1,6 @@
 """The table never acts on a retained room command: refused with a reply, journaled, one
 `command_retained` alert a minute (controller/commands.py, RetainedCommands; the daemon's
-`submit_command`). The same on a real broker: tests/system/test_retained_commands.py."""
+`commands.submit`). The same on a real broker: tests/system/test_retained_commands.py."""
 
 from __future__ import annotations
 
@@ -17,7 +17,8 @@ from controller.commands import (
     RetainedCommands,
 )
 from controller.config import load_config
-from controller.daemon import Daemon, FromRoom, RefusedCommand
+from controller.daemon import Daemon
+from controller.items import FromRoom, RefusedCommand
 from controller.journal import open_journal
 from controller.messages import ALERTS, REPLIES, Message
 from controller.schema import validate
@@ -113,14 +114,14 @@ def test_the_daemon_refuses_a_retained_command_journals_the_reply_and_alerts_onc
     daemon, outbox = _daemon(tmp_path)
     acked: list[str] = []
     seat = {"seat": 7, "player": "Zed", "stack": 500, "id": "left-1"}
-    daemon.submit_command(
+    daemon.commands.submit(
         "seat", json.dumps(seat).encode(), lambda: acked.append("left-1"), retained=True
     )
     resend = {"from_seq": 1, "to_seq": 5, "id": "left-2"}
-    daemon.submit_command(
+    daemon.commands.submit(
         "resend", json.dumps(resend).encode(), lambda: acked.append("left-2"), retained=True
     )
-    daemon.submit_command("pause", b"", lambda: acked.append("clear"), retained=True)
+    daemon.commands.submit("pause", b"", lambda: acked.append("clear"), retained=True)
     assert acked == ["clear"]
     items = [daemon.queue.get_nowait() for _ in range(2)]
     assert daemon.queue.empty()
@@ -150,8 +151,8 @@ def test_the_daemon_refuses_a_retained_command_journals_the_reply_and_alerts_onc
 def test_a_live_command_is_applied_as_before(tmp_path: Path) -> None:
     daemon, outbox = _daemon(tmp_path)
     seat = {"seat": 5, "player": "Ann", "stack": 20000, "id": "live-1"}
-    daemon.submit_command("seat", json.dumps(seat).encode(), lambda: None, retained=False)
+    daemon.commands.submit("seat", json.dumps(seat).encode(), lambda: None, retained=False)
     daemon.handle([daemon.queue.get_nowait()])
     assert [(r["id"], r["ok"]) for r in outbox.on(REPLIES)] == [("live-1", True)]
     assert daemon.engine.seats[5].player == "Ann"
-    assert daemon.retained_commands.refused == 0
+    assert daemon.commands.retained.refused == 0

@@ -14,11 +14,11 @@ import pytest
 
 from controller.errors import ConfigError
 from room.api import RoomContext, create_app
-from room.config import load_room_config
+from room.config import TournamentSettings, load_room_config
 from room.store import open_store
 from room.tournament.router import install
 from room.tournament.service import TournamentService
-from room.tournament.structure import TournamentSettings, load_structure
+from room.tournament.structure import load_structure
 
 
 @contextlib.contextmanager

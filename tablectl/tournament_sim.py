@@ -34,8 +34,9 @@ from room.config import (
     RoomBroker,
     RoomConfig,
     StatsConfig,
+    TournamentSettings,
 )
-from room.tournament.structure import TournamentSettings, load_structure
+from room.tournament.structure import load_structure
 
 #: The tournament clock's pace at `--speed max` (tables deal as fast as they can).
 MAX_SPEED_CLOCK = 60.0
@@ -246,9 +247,9 @@ class SimTournament:
         """Print what the tournament does, until it has a winner (or Ctrl-C)."""
         assert self.floor is not None
         shown = 0.0
-        from controller.cli import _wait_for_signal
+        from controller.supervision import stop_on_signals
 
-        _wait_for_signal(self.stop)
+        stop_on_signals(self.stop)
         while not self.stop.wait(0.5):
             try:
                 summary = self.floor.call("GET", "/api/tournament")
@@ -279,7 +280,7 @@ class SimTournament:
 
 
 def run_tournament_sim(configure: Callable[[str], Config], args: Any) -> int:
-    """`tablectl sim --tournament FILE` (controller/cli.py hands over here); `configure`
+    """`tablectl sim --tournament FILE` (tablectl/cli.py hands over here); `configure`
     gives the tables' configuration under a rule profile (the event's house, unless
     `--profile` says otherwise)."""
     structure = load_structure(Path(args.tournament))

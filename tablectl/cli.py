@@ -8,47 +8,40 @@ import dataclasses
 import logging
 import math
 import shutil
-import signal
 import sys
 import tempfile
 import threading
 import time
+import tomllib
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from controller import __version__
-from controller.config import GAMES, PROFILES, BrokerConfig, Config, load_config, with_game
+from controller.config import GAMES, PROFILES, BrokerConfig, Config, with_game
 from controller.errors import TableError
 from controller.inputs import Event
 from controller.simdemo import demo_events, demo_script
-from controller.simtables import MAX_TABLES
+from controller.simtables import (
+    DEFAULT_SIM_CONFIG,
+    MAX_TABLES,
+    SIM_TAIL,
+    sim_signing_key,
+    sim_table_file,
+    speed_arg,
+)
 from controller.simview import Feed, LiveView, Sink, make_console, raw_printer
+from controller.supervision import stop_on_signals
 from controller.trace import load_trace
 
 __all__ = ["build_parser", "demo_events", "demo_script", "main", "trace_headers"]
 
 if TYPE_CHECKING:
     from broadcast.sim import SimTv
+    from controller.chain import Verifier
     from controller.watch import WatchIdentity
 
-DEFAULT_SIM_CONFIG = Path("examples/sim-table.toml")
-#: Simulated seconds the sim runs on after the script, for the timers it left running.
-SIM_TAIL = 2.0
-
-
-def speed_arg(text: str) -> float:
-    """`--speed`: a time scale above 0 (2 = twice as fast), or `max` (as fast as it goes)."""
-    if text.strip().lower() in ("max", "inf"):
-        return math.inf
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number or 'max': {text!r}") from None
-    if not value > 0 or math.isnan(value):
-        raise argparse.ArgumentTypeError(f"must be above 0 (or 'max'): {text!r}")
-    return value
 
 
 def bounded_int(low: int, high: int | None = None) -> Callable[[str], int]:
@@ -138,13 +131,7 @@ def _with_headers(
 
 
 def _config(path: Path | None, profile: str | None = None) -> Config:
-    if path is None:
-        if not DEFAULT_SIM_CONFIG.exists():
-            raise TableError(
-                f"no --config given and {DEFAULT_SIM_CONFIG} not found (run from the repository)"
-            )
-        path = DEFAULT_SIM_CONFIG
-    return load_config(path, profile_override=profile)
+    return sim_table_file(path, profile)
 
 
 def cmd_replay(args: argparse.Namespace) -> int:
@@ -180,16 +167,6 @@ def cmd_replay(args: argparse.Namespace) -> int:
     return 0
 
 
-def _wait_for_signal(stop: threading.Event, *, hangup: bool = False) -> None:
-    def handler(signum: int, _frame: object) -> None:
-        stop.set()
-
-    signal.signal(signal.SIGINT, handler)
-    signal.signal(signal.SIGTERM, handler)
-    if hangup:  # the terminal closed: stop cleanly all the same
-        signal.signal(signal.SIGHUP, handler)
-
-
 def cmd_run(args: argparse.Namespace) -> int:
     """`tablectl run --config FILE`: the daemon on the configured backends."""
     from controller.daemon import Daemon
@@ -199,7 +176,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         raise TableError(f"{config.path}: [broker] host: required by `tablectl run`")
     daemon = Daemon(config)
     stop = threading.Event()
-    _wait_for_signal(stop)
+    stop_on_signals(stop)
     daemon.start()
     logging.getLogger("tablectl").info("table %s running", config.table.id)
     while not stop.wait(1.0) and daemon.failed is None:
@@ -259,8 +236,8 @@ def cmd_sim(args: argparse.Namespace) -> int:  # noqa: C901 (split when the CLI 
     from controller.localbroker import LocalBroker
     from controller.simtables import sim_journal, table_config
 
-    if args.tournament is not None:  # a whole tournament: room/tournament/sim.py
-        from room.tournament.sim import run_tournament_sim
+    if args.tournament is not None:  # a whole tournament: tablectl/tournament_sim.py
+        from tablectl.tournament_sim import run_tournament_sim
 
         return run_tournament_sim(lambda house: _config(args.config, args.profile or house), args)
     if args.tables > 1 and args.keep_journal:
@@ -276,7 +253,7 @@ def cmd_sim(args: argparse.Namespace) -> int:  # noqa: C901 (split when the CLI 
     if not args.json:
         logging.getLogger().setLevel(logging.DEBUG if args.verbose else logging.WARNING)
     stop = threading.Event()
-    _wait_for_signal(stop, hangup=True)
+    stop_on_signals(stop, hangup=True)
     with contextlib.ExitStack() as cleanup:
         run = _Run(
             live=None if args.json else LiveView(make_console(), [], None),
@@ -303,7 +280,7 @@ def cmd_sim(args: argparse.Namespace) -> int:  # noqa: C901 (split when the CLI 
         assert run.workdir is not None
         for index in range(args.tables):
             journal = None if args.keep_journal else sim_journal(run.workdir, index)
-            cfg = _sim_signing_key(table_config(config, index, journal), run.workdir)
+            cfg = sim_signing_key(table_config(config, index, journal), run.workdir)
             configs.append(cfg)
             which = f" (table {cfg.table.id})" if args.tables > 1 else ""
             where = str(cfg.journal.directory or cfg.journal.path)
@@ -433,22 +410,6 @@ def cmd_sim(args: argparse.Namespace) -> int:  # noqa: C901 (split when the CLI 
     return 0
 
 
-def _sim_signing_key(cfg: Config, workdir: Path) -> Config:
-    """A simulated table without a [seal] signing_key signs its chain with a key made for
-    the run (controller/chain.py) in the run's folder, its public half beside it for
-    `tablectl verify`."""
-    if cfg.seal.signing_key is not None:
-        return cfg
-    from controller.chain import generate_keys
-
-    keys = workdir / "keys"
-    keys.mkdir(mode=0o700, exist_ok=True)
-    key = keys / f"{cfg.table.id}.key"
-    if not key.exists():  # a room's worker finds the key its parent made for the table
-        generate_keys(key)
-    return dataclasses.replace(cfg, seal=dataclasses.replace(cfg.seal, signing_key=key))
-
-
 def _sim_public_keys(workdir: Path, configs: Sequence[Config]) -> Path:
     """The simulated tables' public keys, registered with the sim's room (`<id>.pub`)."""
     from controller.chain import load_verifier
@@ -503,7 +464,7 @@ class _SimTable:
         if stop.is_set():
             return
         # the timers left running, and every hole-card key still owed (TV shows the cards)
-        tail = max(self.daemon.now() + SIM_TAIL, self.daemon.last_release_due() or 0.0)
+        tail = max(self.daemon.now() + SIM_TAIL, self.daemon.seal.last_due() or 0.0)
         player.advance(round(tail, 6))
         if self.daemon.publisher is not None:
             self.daemon.publisher.wait_idle(5.0)
@@ -571,15 +532,33 @@ def cmd_export_phh(args: argparse.Namespace) -> int:
 def cmd_verify(args: argparse.Namespace) -> int:
     """`tablectl verify JOURNAL_OR_EXPORT [--config FILE]`: 0 when the signed chain holds."""
     from controller.chain import load_verifier
-    from controller.verify import config_verifier, lines_of, table_of, verify_path
+    from controller.verify import lines_of, table_of, verify_path
 
-    verifier = config_verifier(args.config, table_of(args.path)) if args.config else None
+    verifier = _file_verifier(args.config, table_of(args.path)) if args.config else None
     if args.key is not None:
         verifier = load_verifier(args.key)
     report = verify_path(args.path, verifier)
     for line in lines_of(report):
         print(line, file=sys.stdout if report.ok else sys.stderr)
     return 0 if report.ok else 1
+
+
+def _file_verifier(config_path: Path, table: str | None) -> Verifier | None:
+    """The key a table file names ([seal] public_key, else signing_key), or the key a room
+    file has registered for `table` ([keys] directory, `<table>.pub`)."""
+    from controller.chain import load_verifier
+    from controller.verify import table_verifier
+
+    data = tomllib.loads(config_path.read_text(encoding="utf-8"))
+    if "room" in data and "table" not in data:
+        from room.config import load_room_config
+
+        room = load_room_config(config_path)
+        if room.keys.directory is None or table is None:
+            return None
+        key = room.keys.directory / f"{table}.pub"
+        return load_verifier(key) if key.exists() else None
+    return table_verifier(config_path)
 
 
 def cmd_keygen(args: argparse.Namespace) -> int:
