@@ -16,7 +16,7 @@ from collections import deque
 from collections.abc import Iterator
 
 from controller.config import Config
-from controller.trace import Badge, Command, Event, TagIn, TagOut
+from controller.trace import Badge, ButtonPress, Command, Event, TagIn, TagOut
 
 log = logging.getLogger("tablectl.sim")
 
@@ -178,7 +178,7 @@ def demo_events(
         for event in between:
             shadow.apply(event)
         dealt = [rack.event(e) for e in random_hand(shadow, dealer, rng)]
-        if mistakes.random() < 1 / ERROR_EVERY and number >= CLEAN_START:
+        if mistakes.random() < 1 / ERROR_EVERY and number >= CLEAN_START and _shuffled(dealt):
             dealt = first_card_to_the_wrong_seat(dealt)
         rack.give_back()
         dealer.events.clear()  # the dealer's record of the hand: given back, not kept
@@ -209,6 +209,12 @@ def first_card_to_the_wrong_seat(hand: list[Event]) -> list[Event]:
     wrong = dataclasses.replace(first, antenna=seats[1])
     back = TagOut(first.t, seats[1], card=first.card)
     return [*hand[:i], wrong, back, *hand[i:]]
+
+
+def _shuffled(hand: list[Event]) -> bool:
+    """The hand starts on the shuffler's button (not on its first card, which must go to
+    the right seat for the hand to start at all)."""
+    return bool(hand) and isinstance(hand[0], ButtonPress) and hand[0].name == "shuffler"
 
 
 def demo_script(config: Config, hands: int, seed: int) -> list[Event]:
