@@ -13,9 +13,10 @@ import dataclasses
 import logging
 import random
 from collections import deque
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 
 from controller.config import Config
+from controller.errors import TableError
 from controller.trace import Badge, ButtonPress, Command, Event, TagIn, TagOut
 
 log = logging.getLogger("tablectl.sim")
@@ -133,15 +134,33 @@ class ChipRack:
 
 
 def demo_events(
-    config: Config, hands: int | None, seed: int, *, chip_set: int | None = None
+    config: Config,
+    hands: int | None,
+    seed: int,
+    *,
+    chip_set: int | None = None,
+    errors: Sequence[str] = (),
+    error_every: int = ERROR_EVERY,
+    clean_start: int = CLEAN_START,
 ) -> Iterator[Event]:
     """The demo's events, made as they are played: seat every seat, then `hands` random,
     legal hands of a cash game (None: without end). Chips come from the chip registry's
-    set (`chip_set`: the chips of a value when the config has no registry)."""
+    set (`chip_set`: the chips of a value when the config has no registry).
+
+    About one hand in `error_every` (after the first few) the dealer makes a dealing
+    error on purpose: the first card to the wrong seat (a misdeal, 35A-2), or one of
+    `errors` (firmware_sim/mistakes.py: `premature_flop`, `four_card_flop`,
+    `folds_out_of_turn`). Whenever the table answers otherwise than the plan expected,
+    the dealer follows the table's instructions to the end of the hand."""
     from controller.replay import build_engine
     from firmware_sim.dealer import DealerClock, TableDealer, seat_players
+    from firmware_sim.finisher import HandFinisher, finish, floor_badge, off_plan
+    from firmware_sim.mistakes import MISTAKES
     from firmware_sim.plans import random_hand
 
+    unknown = sorted(set(errors) - set(MISTAKES))
+    if unknown:
+        raise TableError(f"no such dealing error: {', '.join(unknown)} (known: {sorted(MISTAKES)})")
     seats = list(config.seat_numbers)
     shadow = build_engine(config)
     for event in seat_players(
@@ -155,6 +174,11 @@ def demo_events(
     mistakes = random.Random(f"dealing errors {seed}")  # apart: the hands stay the seed's
     dealer = TableDealer(DealerClock(0.5), settle=config.rules.settle_seconds)
     rack = ChipRack(config, chip_set)
+    finisher = HandFinisher(
+        random.Random(f"finisher {seed}"),
+        floor_badge=floor_badge(shadow),
+        settle=config.rules.settle_seconds,
+    )
     badge = _demo_dealer_badge(config)
     newcomers = 0
     number = 0
@@ -177,19 +201,36 @@ def demo_events(
                 between.append(Command(t, "stack", {"seat": n, "stack": BUY_IN}))
         for event in between:
             shadow.apply(event)
-        dealt = [rack.event(e) for e in random_hand(shadow, dealer, rng)]
-        if mistakes.random() < 1 / ERROR_EVERY and number >= CLEAN_START and _shuffled(dealt):
-            dealt = first_card_to_the_wrong_seat(dealt)
-        rack.give_back()
+        planned = [rack.event(e) for e in random_hand(shadow, dealer, rng)]
+        misdeal = False
+        if mistakes.random() < 1 / error_every and number >= clean_start:
+            kind = mistakes.choice(["misdeal", *errors]) if errors else "misdeal"
+            if kind != "misdeal":
+                planned = MISTAKES[kind](planned, mistakes)
+            elif _shuffled(planned):
+                misdeal = True
+                planned = first_card_to_the_wrong_seat(planned)
         dealer.events.clear()  # the dealer's record of the hand: given back, not kept
         dealer.serial = 0  # its chip ids name this hand's chips only (the rack's are kept)
-        if number == 0 and badge is not None and dealt:
+        if number == 0 and badge is not None and planned:
             # The dealer taps the badge in as the first hand starts (dealer push, rule 23).
-            t = dealt[0].t
-            dealt[1:1] = [Badge(t, badge), Badge(t, badge, removed=True)]
-        for event in dealt:
-            shadow.apply(event)
-        yield from between + dealt
+            t = planned[0].t
+            planned[1:1] = [Badge(t, badge), Badge(t, badge, removed=True)]
+        yield from between
+        # The plan, as long as the table goes along with it; where the table answers
+        # otherwise (a procedure, the floor called, an action out of turn), the dealer
+        # follows the table and finishes the hand (firmware_sim/finisher.py).
+        before = shadow.hand_number
+        for event in planned:
+            answer = shadow.apply(event)
+            yield event
+            if off_plan(answer, misdeal_planned=misdeal):
+                break
+        if shadow.hand is not None or shadow.hand_number == before:
+            finisher.t = dealer.clock.t
+            yield from finish(shadow, finisher, rack.event)
+            dealer.clock.t = max(dealer.clock.t, finisher.t)
+        rack.give_back()
         dealer.clock.step(1.0)
         number += 1
 
