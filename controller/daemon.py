@@ -160,6 +160,7 @@ class Daemon:
         self.timer.on_jump(lambda: self.queue.put(WAKE))
         self.journal: InputJournal | None = None
         self.epoch = self.clock()
+        self.engine.epoch = round(self.epoch, 6)
         self.last_t = 0.0
         self.publisher: Publisher | None = None
         self.devices = Devices(config, self)
@@ -389,6 +390,7 @@ class Daemon:
         if isinstance(self.journal, SegmentedJournal):
             self.journal.seal_state = self.seal.snapshot  # a new segment starts from it
         self.epoch = self.journal.epoch
+        self.engine.epoch = round(self.epoch, 6)  # as the journal's header has it
         found = recover(self.engine, self.journal, self.acked, self.notices.alert, self.seal)
         self.last_t = found.last_t
         self.device_states = found.device_states

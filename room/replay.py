@@ -134,8 +134,12 @@ def steps(
         kind = e.get("type")
         if kind == "hand_started":
             button = e.get("button")
+            names = e.get("players") if isinstance(e.get("players"), dict) else {}
             for n in e.get("seats") or []:
-                _seat(seats, n)["status"] = "active"
+                seat = _seat(seats, n)
+                seat["status"] = "active"
+                if isinstance(names.get(str(n)), str):  # the hand's own record of who sat
+                    seat["player"] = names[str(n)]
         elif kind == "posted" and e.get("seat") is not None:
             seat = _seat(seats, e["seat"])
             amount = int(e.get("amount") or e.get("ante") or 0)
