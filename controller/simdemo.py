@@ -9,15 +9,17 @@ so no tag is ever in two places and a demo of any length reads clean on the real
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import logging
 import random
 from collections import deque
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 
 from controller.config import Config
+from controller.engine import Engine
 from controller.errors import TableError
-from controller.trace import Badge, ButtonPress, Command, Event, TagIn, TagOut
+from controller.trace import Badge, ButtonPress, Command, Event, TagIn, TagOut, Tick
 
 log = logging.getLogger("tablectl.sim")
 
@@ -142,6 +144,7 @@ def demo_events(
     errors: Sequence[str] = (),
     error_every: int = ERROR_EVERY,
     clean_start: int = CLEAN_START,
+    live: Callable[[], Engine] | None = None,
 ) -> Iterator[Event]:
     """The demo's events, made as they are played: seat every seat, then `hands` random,
     legal hands of a cash game (None: without end). Chips come from the chip registry's
@@ -151,10 +154,22 @@ def demo_events(
     error on purpose: the first card to the wrong seat (a misdeal, 35A-2), or one of
     `errors` (firmware_sim/mistakes.py: `premature_flop`, `four_card_flop`,
     `folds_out_of_turn`). Whenever the table answers otherwise than the plan expected,
-    the dealer follows the table's instructions to the end of the hand."""
+    the dealer follows the table's instructions to the end of the hand.
+
+    `live`: the engine of the table the events are played at (a simulated table's
+    daemon), read between the dealer's moves: where it reads them otherwise than the
+    dealer's own reckoning, the dealer follows it to the end of the hand."""
     from controller.replay import build_engine
     from firmware_sim.dealer import DealerClock, TableDealer, seat_players
-    from firmware_sim.finisher import HandFinisher, finish, floor_badge, off_plan
+    from firmware_sim.finisher import (
+        HandFinisher,
+        finish,
+        finish_live,
+        floor_badge,
+        off_plan,
+        parted_ways,
+        table_view,
+    )
     from firmware_sim.mistakes import MISTAKES
     from firmware_sim.plans import random_hand
 
@@ -220,16 +235,31 @@ def demo_events(
         # The plan, as long as the table goes along with it; where the table answers
         # otherwise (a procedure, the floor called, an action out of turn), the dealer
         # follows the table and finishes the hand (firmware_sim/finisher.py).
+        # A live table is compared after a tick only: by then it has read every input
+        # before it (its reorder window let them go).
         before = shadow.hand_number
+        views = [table_view(shadow)]  # the dealer's reckoning since the last tick
         for event in planned:
+            if live is not None and isinstance(event, Tick) and parted_ways(live(), *views):
+                break  # the table read the dealer's moves otherwise: follow it
             answer = shadow.apply(event)
             yield event
+            views = [*views[-1:], table_view(shadow)] if isinstance(event, Tick) else views
+            if live is not None and not isinstance(event, Tick):
+                views.append(table_view(shadow))
             if off_plan(answer, misdeal_planned=misdeal):
                 break
-        if shadow.hand is not None or shadow.hand_number == before:
-            finisher.t = dealer.clock.t
+        finisher.t = dealer.clock.t
+        if live is not None:
+            finisher.t = dealer.clock.step(0.5)
+            yield Tick(finisher.t)  # every timer due fires: the table has read it all
+            if live().hand is not None or parted_ways(live(), table_view(shadow)):
+                log.info("hand %d: the table read the dealing otherwise; following it", number + 1)
+                yield from finish_live(live, finisher, rack.event)
+                shadow = copy.deepcopy(live(), {id(shadow.profile): shadow.profile})
+        elif shadow.hand is not None or shadow.hand_number == before:
             yield from finish(shadow, finisher, rack.event)
-            dealer.clock.t = max(dealer.clock.t, finisher.t)
+        dealer.clock.t = max(dealer.clock.t, finisher.t)
         rack.give_back()
         dealer.clock.step(1.0)
         number += 1

@@ -7,6 +7,9 @@ the table part ways, so a demo hand always ends."""
 
 from __future__ import annotations
 
+import copy
+import json
+import logging
 import random
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -14,6 +17,8 @@ from typing import Any
 from controller.engine import Engine
 from controller.engine.cards import FULL_DECK
 from controller.trace import Badge, ButtonPress, Event, TagIn, TagOut, Tick
+
+log = logging.getLogger("tablectl.sim")
 
 #: Card antennas on the table (the muck is where cards go, not where they lie in play).
 ON_TABLE = ("seat", "board", "burn")
@@ -39,6 +44,10 @@ class HandFinisher:
         self.rulings = 0
 
     # ------------------------------------------------------------------ helpers
+
+    def t_after(self, dt: float) -> float:
+        """The finisher's time, `dt` later."""
+        return self._tick(dt)
 
     def _tick(self, dt: float | None = None) -> float:
         self.t = round(self.t + (self.step if dt is None else dt), 6)
@@ -106,9 +115,11 @@ class HandFinisher:
 
     # ------------------------------------------------------------------ the motions
 
-    def motion(self, engine: Engine) -> list[Event]:
-        """The next dealer motion at the engine's table; [] when the hand is over."""
-        self.t = max(self.t, engine.t)
+    def motion(self, engine: Engine, *, same_clock: bool = True) -> list[Event]:
+        """The next dealer motion at the engine's table; [] when the hand is over.
+        (`same_clock`: the events' times are the engine's; else the finisher's own.)"""
+        if same_clock:
+            self.t = max(self.t, engine.t)
         hand = engine.hand
         if hand is None:
             return []
@@ -143,7 +154,8 @@ class HandFinisher:
         if phase == "waiting" and len(snap["board"]) < 5 and len(live) > 1:
             deck = self._deck(engine)
             out = self._gather(engine)
-            out.append(TagIn(self._tick(0.3), "burn", card=deck.pop()))
+            for _ in range(self._burns(engine, len(snap["board"]))):
+                out.append(TagIn(self._tick(0.3), "burn", card=deck.pop()))
             for _ in range(3 if not snap["board"] else 1):
                 out.append(TagIn(self._tick(), "board", card=deck.pop()))
             return out
@@ -161,6 +173,19 @@ class HandFinisher:
         if out:
             return out
         return [self._chip_out(engine, "pot", in_pot[0]), Tick(self._tick(1.0))]
+
+    @staticmethod
+    def _burns(engine: Engine, board: int) -> int:
+        """Burn cards still due before the next street: one (rule 38), or what a remedy
+        allows (RP-5: a premature flop's burn stays, the new flop comes without one)."""
+        hand = engine.hand
+        dealing = hand.dealing if hand is not None else None
+        if hand is None or dealing is None:
+            return 1
+        street = {0: "flop", 3: "turn", 4: "river"}.get(board, "river")
+        allowed = int(getattr(dealing, "burn_plan", {}).get(street, 1))
+        burned = len(hand.burns) - int(getattr(dealing, "burns_before", len(hand.burns)))
+        return max(0, allowed - burned)
 
     def _collect(self, engine: Engine) -> list[Event]:
         """Every card on the table into the muck, and the muck away."""
@@ -226,6 +251,48 @@ def finish(
     for event in finisher.clean_table(engine):
         engine.apply(event)
         yield event
+
+
+def finish_live(
+    live: Callable[[], Engine],
+    finisher: HandFinisher,
+    convert: Callable[[Event], Event] = lambda e: e,
+    limit: int = MOTIONS,
+) -> Iterator[Event]:
+    """Finish the hand of a table being played (`live()`: its engine, read between the
+    motions, each played before the next is asked for), then clear the table."""
+
+    def now() -> Engine:
+        engine = live()
+        return copy.deepcopy(engine, {id(engine.profile): engine.profile})
+
+    for _ in range(limit):
+        events = finisher.motion(now(), same_clock=False)
+        if not events:
+            break
+        for event in events:
+            yield convert(event) if _fresh(event) else event
+        yield Tick(finisher.t_after(0.5))  # the table has read the motion before the next
+    yield from finisher.clean_table(now())
+    yield Tick(finisher.t_after(0.5))
+
+
+def table_view(engine: Engine) -> tuple[Any, ...]:
+    """What a dealer compares of a table with the table it reckons: the hand, whether one
+    is in progress, who is to act, the board, the procedures, the street."""
+    snap = engine.snapshot()
+    keys = ("to_act", "board", "procedures", "street")
+    return (engine.hand_number, engine.hand is None, *(json.dumps(snap[k]) for k in keys))
+
+
+def parted_ways(live: Engine, *reckoned: tuple[Any, ...]) -> bool:
+    """The table being played reads the hand otherwise than every view the dealer reckons
+    it may be at (the table may be a settling push behind the dealer's own reckoning)."""
+    view = table_view(live)
+    if view in reckoned:
+        return False
+    log.info("the table reads the hand as %s, not %s", view, reckoned[-1])
+    return True
 
 
 def _fresh(event: Event) -> bool:
