@@ -1,6 +1,7 @@
 """The demo dealer always finishes the hand it deals: every rule profile, every game, 210
 seeds, every hand with a dealing error made on purpose (a misdeal, 35A-2; a premature flop,
-RP-5A; a four-card flop, 39; folds out of turn, 58 and 53-B) that the table catches and the
+RP-5A; a four-card flop, 39; folds and chips out of turn, 58, 53-A, 53-B) that the table
+catches and the
 dealer then puts right as the table instructs; and under casinos-austria the hands start on
 the first card, as that house's do."""
 
@@ -68,6 +69,7 @@ def test_every_hand_requested_completes_with_a_dealing_error_in_each(
     # (the floor called where the house gives none) without a single violation
     assert seen["events:premature_card"] > 0 and seen["events:four_card_flop"] > 0
     assert seen["events:out_of_turn"] > 0 and seen["events:floor_ruling"] > 0
+    assert seen["events:skipped_hand"] > 0  # 53-B: the floor ruled, the seat acted
     assert seen["events:procedure_violation"] == 0
     if "shuffler" in PROFILES[profile].hand_start_triggers:
         assert seen["events:misdeal"] > 0
