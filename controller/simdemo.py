@@ -256,7 +256,8 @@ def demo_events(
             if live().hand is not None or parted_ways(live(), table_view(shadow)):
                 log.info("hand %d: the table read the dealing otherwise; following it", number + 1)
                 yield from finish_live(live, finisher, rack.event)
-                shadow = copy.deepcopy(live(), {id(shadow.profile): shadow.profile})
+                table = live()  # the dealer's reckoning goes on from the table's own state
+                shadow = copy.deepcopy(table, {id(table.profile): table.profile})
         elif shadow.hand is not None or shadow.hand_number == before:
             yield from finish(shadow, finisher, rack.event)
         dealer.clock.t = max(dealer.clock.t, finisher.t)

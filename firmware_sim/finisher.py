@@ -153,6 +153,8 @@ class HandFinisher:
         phase = betting.phase if betting is not None else None
         if phase == "waiting" and len(snap["board"]) < 5 and len(live) > 1:
             deck = self._deck(engine)
+            if len(deck) < 4:  # no card left to deal: nothing a dealer can do
+                return []
             out = self._gather(engine)
             for _ in range(self._burns(engine, len(snap["board"]))):
                 out.append(TagIn(self._tick(0.3), "burn", card=deck.pop()))
@@ -210,6 +212,8 @@ class HandFinisher:
             first = hand.positions.big_blind
         order = sorted(seats, key=lambda s: (s < first, s))
         deck = self._deck(engine)
+        if len(deck) < 2 * len(order):  # no card left to deal: nothing a dealer can do
+            return []
         out: list[Event] = []
         for round_ in range(2):
             for seat in order:

@@ -12,7 +12,7 @@ import logging
 import random
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 from controller.engine import Engine
@@ -20,6 +20,7 @@ from controller.engine.cards import FULL_DECK
 from controller.rules.betting import BettingRound
 from controller.trace import ButtonPress, Event, TagIn, TagOut
 from firmware_sim.dealer import Decision, HandPlan, TableDealer
+from firmware_sim.finisher import HandFinisher, finish_live, floor_badge
 from firmware_sim.plans import _decide, first_card_seat, plan_betting
 
 log = logging.getLogger("tablectl.sim.dealer")
@@ -165,6 +166,11 @@ class LiveDealer:
         self.between_hands = between_hands
         self.stop = stop or threading.Event()
         self.dealer = TableDealer(settle=daemon.config.rules.settle_seconds)
+        self.finisher = HandFinisher(
+            random.Random(f"finisher {seed}"),
+            floor_badge=floor_badge(daemon.engine),
+            settle=daemon.config.rules.settle_seconds,
+        )
         self.hands = 0
         self.thread: threading.Thread | None = None
 
@@ -223,6 +229,14 @@ class LiveDealer:
                 self._idle()
                 continue
             self.player.play(self._paced(events), self.stop)
+            engine = self.engine
+            if not self.stop.is_set() and engine.hand is not None:
+                # The table read the hand otherwise than planned: follow the table to the
+                # end of it (firmware_sim/finisher.py), RP-8 F waits included.
+                log.info("hand %s: the table read the dealing otherwise; following it", before + 1)
+                self.finisher.t = 0.0
+                following = finish_live(lambda: self.engine, self.finisher)
+                self.player.play(self._paced(following), self.stop)
             self.hands += 1
             self.player.advance(round(self.daemon.now() + self.between_hands, 6))
 
@@ -237,7 +251,7 @@ class LiveDealer:
             self.stop,
         )
 
-    def _paced(self, events: list[Event]) -> Iterator[Event]:
+    def _paced(self, events: Iterable[Event]) -> Iterator[Event]:
         """The hand's events; before one RP-8 F holds back, wait until the floor instructs."""
         for event in events:
             while waits_for_the_floor(self.engine, event) and not self.stop.is_set():

@@ -14,6 +14,7 @@ import pytest
 
 from controller.cli import DEFAULT_SIM_CONFIG
 from controller.config import GAMES, Config, load_config
+from controller.engine import Engine
 from controller.replay import build_engine
 from controller.rules.profiles import PROFILES
 from controller.simdemo import demo_events
@@ -92,3 +93,25 @@ def test_an_unknown_dealing_error_is_refused() -> None:
 
     with pytest.raises(TableError, match="no such dealing error: shuffle_twice"):
         next(demo_events(_config("tda-2019", "nlhe"), 1, 1, errors=["shuffle_twice"]))
+
+
+@pytest.mark.parametrize("game", ["plhe", "flhe"])
+def test_a_dealer_whose_reckoning_parts_from_the_table_follows_the_table(game: str) -> None:
+    """The dealer reckons a no-limit game while the table it deals at plays `game`: its
+    bets and all-ins over the limit are read otherwise (52-B, fixed sizes), the table and
+    its reckoning part, and the dealer finishes each hand from the table's own state."""
+    tables: list[Engine] = []
+    completed = 0
+    parted = 0
+    for seed in range(6):
+        tables.append(build_engine(_config("tda-2019", game)))
+        table = tables[-1]
+        for event in demo_events(_config("tda-2019", "nlhe"), 8, seed, live=lambda: tables[-1]):
+            for message in table.apply(event):
+                if message.topic == "events" and message.payload["type"] == "hand_completed":
+                    completed += 1
+                if message.topic == "alerts":
+                    parted += 1
+        assert table.hand is None and not table.holds
+    assert completed == 6 * 8
+    assert parted > 0  # the table did read the dealing otherwise
