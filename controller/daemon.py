@@ -87,6 +87,7 @@ class Daemon:
         self.timer.on_jump(lambda: self.queue.put(WAKE))
         self.journal: InputJournal | None = None
         self.epoch = self.clock()
+        self.engine.epoch = round(self.epoch, 6)
         self.last_t = 0.0
         self.publisher: Publisher | None = None
         self.resync = Resync(sink=self.queue.put)
@@ -151,6 +152,7 @@ class Daemon:
             if isinstance(self.journal, SegmentedJournal):
                 self.journal.seal_state = self.seal.snapshot  # a new segment starts from it
             self.epoch = self.journal.epoch
+            self.engine.epoch = round(self.epoch, 6)  # as the journal's header has it
             found = recover(self.engine, self.journal, self.acked, self.notices.alert, self.seal)
             self.last_t, recovered = found.last_t, found.messages
             self.device_states, self.tag_view = found.device_states, found.tag_view

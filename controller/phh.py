@@ -454,11 +454,12 @@ class _Builder:
             ("table", hand.table),
             ("seats", self.order),
         ]
-        if hand.players and all(seat in hand.players for seat in self.order):
-            fields.append(("players", [hand.players[s] for s in self.order]))
+        players, started_at = _names_and_start(hand)
+        if players and all(seat in players for seat in self.order):
+            fields.append(("players", [players[s] for s in self.order]))
         finishing = [final[s] for s in self.order]
-        if hand.started_at is not None:
-            when = datetime.datetime.fromtimestamp(hand.started_at, datetime.UTC)
+        if started_at is not None:
+            when = datetime.datetime.fromtimestamp(started_at, datetime.UTC)
             fields += [("day", when.day), ("month", when.month), ("year", when.year)]
             fields += [("time", when.time().replace(microsecond=0)), ("time_zone", "UTC")]
         fields += [
@@ -483,6 +484,20 @@ class _Builder:
             finishing_stacks=tuple(finishing),
             dealing_errors=tuple(self.errors),
         )
+
+
+def _names_and_start(hand: HandMessages) -> tuple[dict[int, str], float | None]:
+    """The players' names and the unix time of the start, as `hand_started` gives them (the
+    table's own record, the same for the table's export and the room's); else what the
+    reader of the messages knew (the last `state`, a journal's epoch)."""
+    started = hand.events[0]
+    named = started.get("players")
+    players = dict(hand.players)
+    if isinstance(named, dict):
+        players = {int(k): str(v) for k, v in named.items() if isinstance(v, str)}
+    at = started.get("started_at")
+    started_at = float(at) if isinstance(at, int | float) else hand.started_at
+    return players, started_at
 
 
 def build_phh(hand: HandMessages) -> PhhHand:

@@ -243,6 +243,8 @@ def drive_segments(engine: Engine, segments: Iterable[Segment]) -> Iterator[Step
                     "segments before it (replay this segment alone to start from it)"
                 )
         previous = segment.number
+        if segment.epoch is not None:  # the hands are dated from the journal's epoch
+            engine.epoch = segment.epoch
         yield from segment_steps(engine, segment)
 
 

@@ -9,14 +9,17 @@ so no tag is ever in two places and a demo of any length reads clean on the real
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import logging
 import random
 from collections import deque
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Sequence
 
 from controller.config import Config
-from controller.inputs import Badge, Command, Event, TagIn, TagOut
+from controller.engine import Engine
+from controller.errors import TableError
+from controller.inputs import Badge, ButtonPress, Command, Event, TagIn, TagOut, Tick
 
 log = logging.getLogger("tablectl.sim")
 
@@ -133,15 +136,46 @@ class ChipRack:
 
 
 def demo_events(
-    config: Config, hands: int | None, seed: int, *, chip_set: int | None = None
+    config: Config,
+    hands: int | None,
+    seed: int,
+    *,
+    chip_set: int | None = None,
+    errors: Sequence[str] = (),
+    error_every: int = ERROR_EVERY,
+    clean_start: int = CLEAN_START,
+    live: Callable[[], Engine] | None = None,
 ) -> Iterator[Event]:
     """The demo's events, made as they are played: seat every seat, then `hands` random,
     legal hands of a cash game (None: without end). Chips come from the chip registry's
-    set (`chip_set`: the chips of a value when the config has no registry)."""
+    set (`chip_set`: the chips of a value when the config has no registry).
+
+    About one hand in `error_every` (after the first few) the dealer makes a dealing
+    error on purpose: the first card to the wrong seat (a misdeal, 35A-2), or one of
+    `errors` (firmware_sim/mistakes.py: `premature_flop`, `four_card_flop`,
+    `folds_out_of_turn`). Whenever the table answers otherwise than the plan expected,
+    the dealer follows the table's instructions to the end of the hand.
+
+    `live`: the engine of the table the events are played at (a simulated table's
+    daemon), read between the dealer's moves: where it reads them otherwise than the
+    dealer's own reckoning, the dealer follows it to the end of the hand."""
     from controller.replay import build_engine
     from firmware_sim.dealer import DealerClock, TableDealer, seat_players
+    from firmware_sim.finisher import (
+        HandFinisher,
+        finish,
+        finish_live,
+        floor_badge,
+        off_plan,
+        parted_ways,
+        table_view,
+    )
+    from firmware_sim.mistakes import MISTAKES
     from firmware_sim.plans import random_hand
 
+    unknown = sorted(set(errors) - set(MISTAKES))
+    if unknown:
+        raise TableError(f"no such dealing error: {', '.join(unknown)} (known: {sorted(MISTAKES)})")
     seats = list(config.seat_numbers)
     shadow = build_engine(config)
     for event in seat_players(
@@ -155,43 +189,97 @@ def demo_events(
     mistakes = random.Random(f"dealing errors {seed}")  # apart: the hands stay the seed's
     dealer = TableDealer(DealerClock(0.5), settle=config.rules.settle_seconds)
     rack = ChipRack(config, chip_set)
+    finisher = HandFinisher(
+        random.Random(f"finisher {seed}"),
+        floor_badge=floor_badge(shadow),
+        settle=config.rules.settle_seconds,
+    )
     badge = _demo_dealer_badge(config)
     newcomers = 0
     number = 0
     while hands is None or number < hands:
-        between: list[Event] = []
-        t = dealer.clock.t
-        for n, seat in sorted(shadow.seats.items()):
-            if seat.player is None:
-                continue
-            if seat.stack > CASH_OUT_ABOVE:  # racks up and leaves; someone new sits down
-                name = NEW_NAMES[newcomers % len(NEW_NAMES)]
-                if newcomers >= len(NEW_NAMES):
-                    name += f" {newcomers // len(NEW_NAMES) + 1}"
-                newcomers += 1
-                between += [
-                    Command(t, "unseat", {"seat": n}),
-                    Command(t, "seat", {"seat": n, "player": name, "stack": BUY_IN}),
-                ]
-            elif seat.stack < REBUY_BELOW:  # a rebuy, up to the buy-in
-                between.append(Command(t, "stack", {"seat": n, "stack": BUY_IN}))
+        between, newcomers = _comings_and_goings(shadow, dealer.clock.t, newcomers)
         for event in between:
             shadow.apply(event)
-        dealt = [rack.event(e) for e in random_hand(shadow, dealer, rng)]
-        if mistakes.random() < 1 / ERROR_EVERY and number >= CLEAN_START:
-            dealt = first_card_to_the_wrong_seat(dealt)
-        rack.give_back()
+        planned = [rack.event(e) for e in random_hand(shadow, dealer, rng)]
+        misdeal = False
+        if mistakes.random() < 1 / error_every and number >= clean_start:
+            planned, misdeal = _with_a_mistake(planned, mistakes, errors)
         dealer.events.clear()  # the dealer's record of the hand: given back, not kept
         dealer.serial = 0  # its chip ids name this hand's chips only (the rack's are kept)
-        if number == 0 and badge is not None and dealt:
+        if number == 0 and badge is not None and planned:
             # The dealer taps the badge in as the first hand starts (dealer push, rule 23).
-            t = dealt[0].t
-            dealt[1:1] = [Badge(t, badge), Badge(t, badge, removed=True)]
-        for event in dealt:
-            shadow.apply(event)
-        yield from between + dealt
+            t = planned[0].t
+            planned[1:1] = [Badge(t, badge), Badge(t, badge, removed=True)]
+        yield from between
+        # The plan, as long as the table goes along with it; where the table answers
+        # otherwise (a procedure, the floor called, an action out of turn), the dealer
+        # follows the table and finishes the hand (firmware_sim/finisher.py).
+        # A live table is compared after a tick only: by then it has read every input
+        # before it (its reorder window let them go).
+        before = shadow.hand_number
+        views = [table_view(shadow)]  # the dealer's reckoning since the last tick
+        for event in planned:
+            if live is not None and isinstance(event, Tick) and parted_ways(live(), *views):
+                break  # the table read the dealer's moves otherwise: follow it
+            answer = shadow.apply(event)
+            yield event
+            views = [*views[-1:], table_view(shadow)] if isinstance(event, Tick) else views
+            if live is not None and not isinstance(event, Tick):
+                views.append(table_view(shadow))
+            if off_plan(answer, misdeal_planned=misdeal):
+                break
+        finisher.t = dealer.clock.t
+        if live is not None:
+            finisher.t = dealer.clock.step(0.5)
+            yield Tick(finisher.t)  # every timer due fires: the table has read it all
+            if live().hand is not None or parted_ways(live(), table_view(shadow)):
+                log.info("hand %d: the table read the dealing otherwise; following it", number + 1)
+                yield from finish_live(live, finisher, rack.event)
+                table = live()  # the dealer's reckoning goes on from the table's own state
+                shadow = copy.deepcopy(table, {id(table.profile): table.profile})
+        elif shadow.hand is not None or shadow.hand_number == before:
+            yield from finish(shadow, finisher, rack.event)
+        dealer.clock.t = max(dealer.clock.t, finisher.t)
+        rack.give_back()
         dealer.clock.step(1.0)
         number += 1
+
+
+def _comings_and_goings(shadow: Engine, t: float, newcomers: int) -> tuple[list[Event], int]:
+    """Between hands: a player far up racks up and leaves and someone new sits down, a
+    player short rebuys up to the buy-in; the commands, and the newcomers counted so far."""
+    between: list[Event] = []
+    for n, seat in sorted(shadow.seats.items()):
+        if seat.player is None:
+            continue
+        if seat.stack > CASH_OUT_ABOVE:
+            name = NEW_NAMES[newcomers % len(NEW_NAMES)]
+            if newcomers >= len(NEW_NAMES):
+                name += f" {newcomers // len(NEW_NAMES) + 1}"
+            newcomers += 1
+            between += [
+                Command(t, "unseat", {"seat": n}),
+                Command(t, "seat", {"seat": n, "player": name, "stack": BUY_IN}),
+            ]
+        elif seat.stack < REBUY_BELOW:
+            between.append(Command(t, "stack", {"seat": n, "stack": BUY_IN}))
+    return between, newcomers
+
+
+def _with_a_mistake(
+    planned: list[Event], mistakes: random.Random, errors: Sequence[str]
+) -> tuple[list[Event], bool]:
+    """The hand with one dealing error made on purpose (a misdeal, or one of `errors`),
+    and whether it is the misdeal."""
+    from firmware_sim.mistakes import MISTAKES
+
+    kind = mistakes.choice(["misdeal", *errors]) if errors else "misdeal"
+    if kind != "misdeal":
+        return MISTAKES[kind](planned, mistakes), False
+    if _shuffled(planned):
+        return first_card_to_the_wrong_seat(planned), True
+    return planned, False
 
 
 def first_card_to_the_wrong_seat(hand: list[Event]) -> list[Event]:
@@ -209,6 +297,12 @@ def first_card_to_the_wrong_seat(hand: list[Event]) -> list[Event]:
     wrong = dataclasses.replace(first, antenna=seats[1])
     back = TagOut(first.t, seats[1], card=first.card)
     return [*hand[:i], wrong, back, *hand[i:]]
+
+
+def _shuffled(hand: list[Event]) -> bool:
+    """The hand starts on the shuffler's button (not on its first card, which must go to
+    the right seat for the hand to start at all)."""
+    return bool(hand) and isinstance(hand[0], ButtonPress) and hand[0].name == "shuffler"
 
 
 def demo_script(config: Config, hands: int, seed: int) -> list[Event]:

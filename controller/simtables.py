@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import dataclasses
+import functools
 import json
 import logging
 import math
@@ -289,10 +290,16 @@ def _worker(argv: Sequence[str] | None = None) -> int:
         journal = sim_journal(args.workdir, index)
         cfg = sim_signing_key(table_config(base, index, journal), args.workdir)
         hands = args.hands or None  # 0: the demo deals until the sim is stopped
-        events = load_trace(script) if script else demo_events(cfg, hands, args.seed + index)
         broker = dataclasses.replace(cfg.broker, host=args.host, port=args.port)
         clock = ManualClock(0.0, wall_start=float(int(time.time())))
-        tables.append((cfg, events, clock, Daemon(cfg, broker=broker, clock=clock)))
+        daemon = Daemon(cfg, broker=broker, clock=clock)
+        # the demo's dealer reads the table it deals at, and follows it
+        events = (
+            load_trace(script)
+            if script
+            else demo_events(cfg, hands, args.seed + index, live=functools.partial(_engine, daemon))
+        )
+        tables.append((cfg, events, clock, daemon))
     started = []
     results: list[TableResult] = []
     lock = threading.Lock()
@@ -338,6 +345,11 @@ def _worker(argv: Sequence[str] | None = None) -> int:
             daemon.stop()
         args.result.write_text("".join(json.dumps(dataclasses.asdict(r)) + "\n" for r in results))
     return 0
+
+
+def _engine(daemon: Any) -> Any:
+    """A simulated table's engine, as its daemon has it now."""
+    return daemon.engine
 
 
 def room_check(room: Any, published: int, wait: float = 60.0) -> str:

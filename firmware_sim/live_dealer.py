@@ -8,20 +8,20 @@ here: the dealer only looks at its own table, as a dealer does.
 
 from __future__ import annotations
 
-import copy
 import logging
 import random
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from typing import Any
 
-from controller.engine import Engine, hands
+from controller.engine import Engine
 from controller.engine.cards import FULL_DECK
 from controller.inputs import ButtonPress, Event, TagIn, TagOut
-from controller.rules.betting import BettingRound, street_order
+from controller.rules.betting import BettingRound
 from firmware_sim.dealer import Decision, HandPlan, TableDealer
-from firmware_sim.plans import _apply, _decide
+from firmware_sim.finisher import HandFinisher, finish_live, floor_badge
+from firmware_sim.plans import _decide, first_card_seat, plan_betting
 
 log = logging.getLogger("tablectl.sim.dealer")
 
@@ -73,41 +73,7 @@ def plan_started_hand(
         hole[lifted[0]][0] = lifted[1]
     board = [deck.pop() for _ in range(5)]
     burns = [deck.pop() for _ in range(3)]
-    behind = dict(stacks)
-    posted: dict[int, int] = {}
-    for s in dealt:
-        owed = (level.small_blind if s == pos.small_blind else 0) + (
-            level.big_blind if s == pos.big_blind else 0
-        )
-        ante = level.ante if not level.bb_ante else (level.ante if s == pos.big_blind else 0)
-        pay = min(owed + ante, behind[s])
-        behind[s] -= pay
-        posted[s] = max(0, pay - ante)
-    live = list(dealt)
-    streets: list[list[Decision]] = []
-    for street in range(4):
-        with_chips = [s for s in live if behind[s] > 0]
-        if len(live) < 2 or (street > 0 and len(with_chips) < 2):
-            break
-        order = street_order(
-            live, button=pos.button, big_blind_seat=pos.big_blind, preflop=street == 0
-        )
-        rnd = BettingRound(
-            order=order,
-            stacks={s: behind[s] for s in order},
-            big_blind=max(level.big_blind, 1),
-            bets={s: posted[s] for s in order} if street == 0 else None,
-            blind_level=level.big_blind if street == 0 else 0,
-            big_blind_seat=pos.big_blind if street == 0 else None,
-        )
-        decisions: list[Decision] = []
-        while rnd.to_act is not None:
-            d = tournament_decision(rng, rnd, rnd.to_act, street)
-            _apply(rnd, d)
-            decisions.append(d)
-        streets.append(decisions)
-        behind.update({s: rnd.behind[s] for s in order})
-        live = [s for s in live if s not in rnd.folded]
+    streets = plan_betting(engine, stacks, rng, tournament_decision)
     return HandPlan(
         dealt_in=dealt,
         button=pos.button,
@@ -146,19 +112,8 @@ def rest_of_hand(
 
 def first_card(engine: Engine, rng: random.Random) -> tuple[int, str] | None:
     """Under a house whose hand starts when the dealer lifts the cards (no shuffler button,
-    e.g. casinos-austria): the seat the first card goes to (the first dealt in left of the
-    button, as the table will start the hand), and a card for it."""
-    shadow = copy.deepcopy(engine, {id(engine.profile): engine.profile})
-    hands.start_hand(shadow, "first_card")
-    hand = shadow.hand
-    if hand is None:
-        return None
-    dealt = sorted(hand.dealt_in)
-    button = hand.positions.button
-    seat = next((s for s in dealt if s > button), dealt[0])
-    if len(dealt) == 2:
-        seat = hand.positions.big_blind  # heads-up: the big blind gets the first card (34)
-    return seat, rng.choice(FULL_DECK)
+    e.g. casinos-austria): the seat the first card goes to, and a card for it."""
+    return first_card_seat(engine, rng)
 
 
 def shuffler_starts(engine: Engine) -> bool:
@@ -211,6 +166,11 @@ class LiveDealer:
         self.between_hands = between_hands
         self.stop = stop or threading.Event()
         self.dealer = TableDealer(settle=daemon.config.rules.settle_seconds)
+        self.finisher = HandFinisher(
+            random.Random(f"finisher {seed}"),
+            floor_badge=floor_badge(daemon.engine),
+            settle=daemon.config.rules.settle_seconds,
+        )
         self.hands = 0
         self.thread: threading.Thread | None = None
 
@@ -269,6 +229,14 @@ class LiveDealer:
                 self._idle()
                 continue
             self.player.play(self._paced(events), self.stop)
+            engine = self.engine
+            if not self.stop.is_set() and engine.hand is not None:
+                # The table read the hand otherwise than planned: follow the table to the
+                # end of it (firmware_sim/finisher.py), RP-8 F waits included.
+                log.info("hand %s: the table read the dealing otherwise; following it", before + 1)
+                self.finisher.t = 0.0
+                following = finish_live(lambda: self.engine, self.finisher)
+                self.player.play(self._paced(following), self.stop)
             self.hands += 1
             self.player.advance(round(self.daemon.now() + self.between_hands, 6))
 
@@ -283,7 +251,7 @@ class LiveDealer:
             self.stop,
         )
 
-    def _paced(self, events: list[Event]) -> Iterator[Event]:
+    def _paced(self, events: Iterable[Event]) -> Iterator[Event]:
         """The hand's events; before one RP-8 F holds back, wait until the floor instructs."""
         for event in events:
             while waits_for_the_floor(self.engine, event) and not self.stop.is_set():

@@ -4,11 +4,17 @@ from __future__ import annotations
 
 import copy
 import random
+from collections.abc import Callable
 
-from controller.engine import Engine
+from controller.engine import Engine, hands
 from controller.engine.cards import FULL_DECK
-from controller.inputs import ButtonPress, Event
-from controller.rules.betting import BettingRound, street_order
+from controller.inputs import ButtonPress, Event, TagIn
+from controller.rules.betting import (
+    BettingRound,
+    house_raise_cap,
+    limit_bet_size,
+    street_order,
+)
 from firmware_sim.dealer import Decision, HandPlan, TableDealer
 
 
@@ -48,25 +54,50 @@ def _apply(rnd: BettingRound, d: Decision) -> None:
         rnd.bet_or_raise_to(d.seat, d.total)
 
 
-def random_hand(engine: Engine, dealer: TableDealer, rng: random.Random) -> list[Event]:
-    """The physical events of one random hand at the engine's table (not applied)."""
-    shadow = copy.deepcopy(engine, {id(engine.profile): engine.profile})  # profiles are read-only
-    shadow.apply(ButtonPress(dealer.clock.t, "shuffler"))
-    hand = shadow.hand
+def legal(rnd: BettingRound, d: Decision) -> Decision:
+    """The decision as the game allows it: a bet or raise held to the pot limit or the
+    fixed-limit size (52-B: a push over the limit is read as the limit), an all-in past
+    the limit made the largest raise the game allows."""
+    seat = d.seat
+    if d.kind in ("fold", "check", "call"):
+        return d
+    if d.kind == "allin" and rnd.can_all_in(seat):
+        return d
+    if not rnd.can_raise(seat):
+        return Decision(seat, "call" if rnd.to_call(seat) else "check")
+    top = rnd.max_raise_to(seat)
+    total = top if d.kind == "allin" else max(min(d.total, top), rnd.min_raise_to(seat))
+    if rnd.structure == "fl":
+        total = rnd.min_raise_to(seat)  # fixed limit: one size only
+    if total >= rnd.allin_total(seat):
+        return Decision(seat, "allin")
+    return Decision(seat, "raise" if rnd.current_bet else "bet", total)
+
+
+#: The betting structure of each game (as the engine plays it), and the streets' names.
+STRUCTURES = {"nlhe": "nl", "plhe": "pl", "flhe": "fl"}
+STREETS = ("preflop", "flop", "turn", "river")
+
+Decide = Callable[[random.Random, BettingRound, int, int], Decision]
+
+
+def plan_betting(
+    engine: Engine, stacks: dict[int, int], rng: random.Random, decide: Decide
+) -> list[list[Decision]]:
+    """Every decision of the hand `engine` has just started, street by street, each legal
+    under the table's game and profile (the rules' own BettingRound, as the engine builds
+    it: pot limit, fixed-limit sizes and cap)."""
+    hand = engine.hand
     if hand is None:
         return []
     pos = hand.positions
     level = hand.level
     dealt = list(hand.dealt_in)
-    stacks = {s: shadow.seats[s].stack for s in dealt}
-    deck = list(FULL_DECK)
-    rng.shuffle(deck)
-    hole = {s: [deck.pop(), deck.pop()] for s in dealt}
-    board = [deck.pop() for _ in range(5)]
-    burns = [deck.pop() for _ in range(3)]
-    # Decide the betting with the rules' own BettingRound, so every decision is legal.
+    structure = STRUCTURES.get(engine.spec.game, "nl")
+    bb = max(level.big_blind, 1)
     behind = dict(stacks)
     posted: dict[int, int] = {}
+    pot = 0
     for s in dealt:
         owed = (level.small_blind if s == pos.small_blind else 0) + (
             level.big_blind if s == pos.big_blind else 0
@@ -75,6 +106,7 @@ def random_hand(engine: Engine, dealer: TableDealer, rng: random.Random) -> list
         pay = min(owed + ante, behind[s])
         behind[s] -= pay
         posted[s] = max(0, pay - ante)
+        pot += pay - posted[s]
     live = list(dealt)
     streets: list[list[Decision]] = []
     for street in range(4):
@@ -87,20 +119,60 @@ def random_hand(engine: Engine, dealer: TableDealer, rng: random.Random) -> list
         rnd = BettingRound(
             order=order,
             stacks={s: behind[s] for s in order},
-            big_blind=max(level.big_blind, 1),
+            big_blind=bb,
             bets={s: posted[s] for s in order} if street == 0 else None,
+            structure=structure,  # type: ignore[arg-type]
+            pot=pot,
             blind_level=level.big_blind if street == 0 else 0,
             big_blind_seat=pos.big_blind if street == 0 else None,
+            bet_unit=limit_bet_size(STREETS[street], bb) if structure == "fl" else None,  # type: ignore[arg-type]
+            raise_cap=house_raise_cap(
+                house_cap=engine.profile.limit_raise_cap, event_heads_up=level.event_heads_up
+            ),
+            cap_lifted_heads_up=engine.profile.limit_cap_lifted_heads_up_in_hand,
         )
         decisions: list[Decision] = []
         while rnd.to_act is not None:
             seat = rnd.to_act
-            d = _decide(rng, rnd, seat, street)
+            d = legal(rnd, decide(rng, rnd, seat, street))
             _apply(rnd, d)
             decisions.append(d)
         streets.append(decisions)
+        pot += rnd.street_total
+        posted = dict.fromkeys(dealt, 0)
         behind.update({s: rnd.behind[s] for s in order})
         live = [s for s in live if s not in rnd.folded]
+    return streets
+
+
+def random_hand(engine: Engine, dealer: TableDealer, rng: random.Random) -> list[Event]:
+    """The physical events of one random hand at the engine's table (not applied)."""
+    shadow = copy.deepcopy(engine, {id(engine.profile): engine.profile})  # profiles are read-only
+    lifted: tuple[int, str] | None = None
+    if "shuffler" in engine.profile.hand_start_triggers:
+        shadow.apply(ButtonPress(dealer.clock.t, "shuffler"))
+    else:  # the house starts the hand as the cards are lifted: the first card at a seat
+        lifted = first_card_seat(shadow, rng)
+        if lifted is None:
+            return []
+        shadow.apply(TagIn(dealer.clock.t, f"seat{lifted[0]}", card=lifted[1]))
+    hand = shadow.hand
+    if hand is None:
+        return []
+    pos = hand.positions
+    level = hand.level
+    dealt = list(hand.dealt_in)
+    stacks = {s: shadow.seats[s].stack for s in dealt}
+    deck = [c for c in FULL_DECK if lifted is None or c != lifted[1]]
+    rng.shuffle(deck)
+    hole = {s: [deck.pop(), deck.pop()] for s in dealt}
+    if lifted is not None and lifted[0] in hole:  # the card that started the hand is its first
+        deck.append(hole[lifted[0]][0])
+        hole[lifted[0]][0] = lifted[1]
+    board = [deck.pop() for _ in range(5)]
+    burns = [deck.pop() for _ in range(3)]
+    # Decide the betting with the rules' own BettingRound, so every decision is legal.
+    streets = plan_betting(shadow, stacks, rng, _decide)
     plan = HandPlan(
         dealt_in=dealt,
         button=pos.button,
@@ -114,4 +186,32 @@ def random_hand(engine: Engine, dealer: TableDealer, rng: random.Random) -> list
         streets=streets,
         bb_ante=level.bb_ante,
     )
-    return dealer.play(plan)
+    events = dealer.play(plan)
+    if lifted is None:
+        return events
+    # No shuffler button: the lifted card starts the hand, then the blinds, then the rest.
+    seat, card = lifted
+    first = TagIn(events[0].t, f"seat{seat}", card=card)
+    rest = [
+        e
+        for e in events[1:]
+        if not (isinstance(e, TagIn) and e.antenna == f"seat{seat}" and e.card == card)
+    ]
+    return [first, *rest]
+
+
+def first_card_seat(engine: Engine, rng: random.Random) -> tuple[int, str] | None:
+    """Under a house whose hand starts when the dealer lifts the cards (no shuffler button,
+    e.g. casinos-austria): the seat the first card goes to (the first dealt in left of the
+    button, as the table will start the hand; heads-up the big blind, rule 34), and a card."""
+    shadow = copy.deepcopy(engine, {id(engine.profile): engine.profile})
+    hands.start_hand(shadow, "first_card")
+    hand = shadow.hand
+    if hand is None:
+        return None
+    dealt = sorted(hand.dealt_in)
+    button = hand.positions.button
+    seat = next((s for s in dealt if s > button), dealt[0])
+    if len(dealt) == 2:
+        seat = hand.positions.big_blind
+    return seat, rng.choice(FULL_DECK)

@@ -138,8 +138,13 @@ class _Table:
 
     def hand_started(self, e: dict[str, Any]) -> None:
         self.button = e.get("button")
+        players = e.get("players")
+        names: dict[str, Any] = players if isinstance(players, dict) else {}
         for n in e.get("seats") or []:
-            _seat(self.seats, n)["status"] = "active"
+            seat = _seat(self.seats, n)
+            seat["status"] = "active"
+            if isinstance(names.get(str(n)), str):  # the hand's own record of who sat
+                seat["player"] = names[str(n)]
 
     def posted(self, e: dict[str, Any]) -> None:
         if e.get("seat") is None:

@@ -104,9 +104,9 @@ def summarize(store: Store, table: str, hand: int) -> dict[str, Any] | None:
     if completed is not None and events[0] is started:
         phh = build_phh(HandMessages(table, hand, events))
         row |= {"pot": phh.awarded, "rake": phh.rake, "phh_problem": phh.problem}
-    if completed is not None and isinstance(completed.get("rake"), int):
-        row["rake"] = completed["rake"]  # the engine's own figure, under a raking profile
     elif completed is not None:
         row["phh_problem"] = "events before hand_started are missing"
+    if completed is not None and isinstance(completed.get("rake"), int):
+        row["rake"] = completed["rake"]  # the engine's own figure, under a raking profile
     store.put_hand(row)
     return row

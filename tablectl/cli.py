@@ -40,6 +40,7 @@ __all__ = ["build_parser", "demo_events", "demo_script", "main", "trace_headers"
 if TYPE_CHECKING:
     from broadcast.sim import SimTv
     from controller.chain import Verifier
+    from controller.engine import Engine
     from controller.watch import WatchIdentity
 
 
@@ -290,11 +291,15 @@ def cmd_sim(args: argparse.Namespace) -> int:  # noqa: C901 (split when the CLI 
                 print(f"journal: {where}{which}", flush=True)
                 print(f"signing key: {cfg.seal.signing_key} (tablectl verify --key)", flush=True)
             if args.tables == 1:
-                events: Iterable[Event] = (
-                    trace if trace is not None else demo_events(cfg, hands, args.seed + index)
-                )
                 table_broker = dataclasses.replace(cfg.broker, host=broker.host, port=broker.port)
-                tables.append(_SimTable(cfg, table_broker, events))
+                sim = _SimTable(cfg, table_broker, ())
+                # the demo's dealer reads the table it deals at, and follows it
+                sim.events = (
+                    trace
+                    if trace is not None
+                    else demo_events(cfg, hands, args.seed + index, live=sim.engine)
+                )
+                tables.append(sim)
         if run.live is not None:
             run.live = LiveView(
                 run.live.console,
@@ -454,6 +459,11 @@ class _SimTable:
         self.clock = ManualClock(0.0, wall_start=float(int(time.time())))
         self.daemon = Daemon(config, broker=broker, clock=self.clock)
         self.played = 0
+
+    def engine(self) -> Engine:
+        """The table's engine, as its daemon has it now."""
+        engine: Engine = self.daemon.engine
+        return engine
 
     def play(self, speed: float, stop: threading.Event) -> None:
         """Play the script, then let the timers it left running fire; wait for the broker."""

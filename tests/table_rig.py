@@ -191,8 +191,9 @@ def _comparable(messages: Iterable[Message]) -> list[dict[str, Any]]:
 
 def without_t(payload: dict[str, Any]) -> dict[str, Any]:
     """A payload without its time, for comparing runs made at different times (nor the
-    table's hash chain and signature, which cover the time)."""
-    return {k: v for k, v in payload.items() if k not in ("t", "chain", "signature")}
+    wall-clock start of a hand, nor the table's hash chain and signature, which cover the
+    time)."""
+    return {k: v for k, v in payload.items() if k not in ("t", "started_at", "chain", "signature")}
 
 
 def session(config: Config, hands: int, seed: int) -> list[Step]:

@@ -123,6 +123,9 @@ def _open(table: Table, pos: Positions, dealt_in: list[int], trigger: str) -> Ha
         seats=dealt_in,
         dealer=dealer,
         rule="23",
+        players={str(s): table.seats[s].player for s in dealt_in},
+        game=table.spec.game,
+        started_at=None if table.epoch is None else round(table.epoch + table.t, 6),
     )
     hand.dealer = table.dealer.ref() if table.dealer else None
     straddle = table.profile.straddle

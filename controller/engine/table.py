@@ -96,6 +96,9 @@ class Table:
         # command is applied once per id, however often it arrives (broker redelivery
         # after a restart, the room sending it again for want of a reply).
         self.answered: OrderedDict[str, tuple[str, bool, str | None]] = OrderedDict()
+        # Unix time of trace time 0 (the journal's epoch), given by whoever drives the
+        # engine; None for a trace without one. Not state: it dates `hand_started`.
+        self.epoch: float | None = None
 
     # ------------------------------------------------------------------ the hand
 

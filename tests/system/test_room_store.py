@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime
 import hashlib
 import json
 import sqlite3
@@ -173,3 +174,62 @@ def test_sqlite_file_is_in_wal_mode(tmp_path: Any) -> None:
     open_store(DatabaseConfig(url=f"sqlite:///{path}"), "r1").close()
     with sqlite3.connect(path) as conn:
         assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+
+
+def test_the_rooms_phh_equals_the_tables_for_the_same_hand_however_late_it_arrived(
+    store: Store, tmp_path: Any
+) -> None:
+    """The room writes a hand's file from the events it stored: the players' names and the
+    time come from the hand itself (`hand_started`), so they are the table's even when the
+    room received the hand hours later and never saw a `state`; only the hole cards it was
+    not shown differ. No completed hand carries a phh_problem."""
+    from controller.export_phh import table_hands
+    from controller.journal import header_line, read_trace_file
+    from controller.replay import drive_segments
+    from controller.trace import event_to_json
+
+    config = load_config(EXAMPLE)
+    epoch = 1_790_000_000.25
+    journal = tmp_path / "t01.journal"
+    script = demo_script(config, 4, 9)
+    journal.write_text(
+        header_line(epoch, "t01") + "\n" + "".join(event_to_json(e) + "\n" for e in script)
+    )
+    tables = {h.hand: h for h in table_hands(config, journal)}
+    engine = build_engine(config)
+    published = [
+        m.payload
+        for step in drive_segments(engine, [read_trace_file(journal)])
+        for m in step.published
+        if m.topic == "events"
+    ]
+    late = 5 * 3600.0  # the room was cut off and got every event five hours late
+    store.write(Batch(events=[_event("t01", e, epoch + e["t"] + late) for e in published]))
+    assert sorted(tables) == [1, 2, 3, 4]
+    for number, table in tables.items():
+        row = summarize(store, "t01", number)
+        assert row is not None and row["completed_t"] is not None
+        assert row["phh_problem"] is None
+        room = hand_phh(store, "t01", number)
+        assert room is not None and room.text is not None and table.text is not None
+        for key in ("players", "day", "month", "year", "time", "time_zone", "seats"):
+            assert _field(room.text, key) == _field(table.text, key), key
+        assert _field(room.text, "players") is not None
+        start = next(e for e in published if e["type"] == "hand_started" and e["hand"] == number)
+        assert start["started_at"] == round(epoch + start["t"], 6)
+        when = datetime.datetime.fromtimestamp(epoch + start["t"], datetime.UTC)
+        assert _field(table.text, "time") == when.time().replace(microsecond=0).isoformat()
+        for key in ("starting_stacks", "finishing_stacks", "antes", "blinds_or_straddles"):
+            assert _field(room.text, key) == _field(table.text, key), key
+        played = [a for a in json.loads(str(_field(table.text, "actions"))) if "d dh" not in a]
+        room_played = json.loads(str(_field(room.text, "actions")))
+        assert [a for a in room_played if "d dh" not in a] == played
+
+
+def _field(text: str, key: str) -> str | None:
+    """A PHH file's field as written (its TOML text)."""
+    for line in text.splitlines():
+        name, _, value = line.partition(" = ")
+        if name == key:
+            return value
+    return None
