@@ -16,7 +16,7 @@ import tomllib
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from controller import __version__
 from controller.config import GAMES, PROFILES, BrokerConfig, Config, with_game
@@ -230,13 +230,10 @@ def _sim_script(args: argparse.Namespace, config: Config) -> tuple[Config, Path 
     return config, script
 
 
-def cmd_sim(args: argparse.Namespace) -> int:  # noqa: C901 (split when the CLI moves, docs/architecture.md)
+def cmd_sim(args: argparse.Namespace) -> int:
     """`tablectl sim [--config FILE] [--tables N]`: simulators + daemons + dealing, on a
     local broker; each table on its own virtual clock (simulated time). Every process and
     folder it starts goes away on any exit; the pages stay up until Ctrl-C."""
-    from controller.localbroker import LocalBroker
-    from controller.simtables import sim_journal, table_config
-
     if args.tournament is not None:  # a whole tournament: tablectl/tournament_sim.py
         from tablectl.tournament_sim import run_tournament_sim
 
@@ -246,11 +243,7 @@ def cmd_sim(args: argparse.Namespace) -> int:  # noqa: C901 (split when the CLI 
     config = _config(args.config, args.profile)
     config, script = _sim_script(args, config)
     trace = load_trace(script) if script is not None else None  # a bad script stops here
-    hands: int | None = args.hands if args.hands is not None else (config.sim.hands or None)
-    if trace is None and hands == 0:
-        hands = None  # 0: the demo deals until Ctrl-C
-    if trace is None and hands is None and args.exit_when_done:
-        raise TableError("--exit-when-done: give --hands N (the demo deals until Ctrl-C)")
+    hands = _sim_hands(args, config, trace)
     if not args.json:
         logging.getLogger().setLevel(logging.DEBUG if args.verbose else logging.WARNING)
     stop = threading.Event()
@@ -262,116 +255,26 @@ def cmd_sim(args: argparse.Namespace) -> int:  # noqa: C901 (split when the CLI 
             keep_files=args.keep_files,
         )
         cleanup.callback(run.remove_workdir)
-        broker = config.broker
-        if broker.host is None:
-            local = LocalBroker(args.broker_port)
-            cleanup.callback(local.stop)
-            local.start()
-            broker = dataclasses.replace(broker, host="127.0.0.1", port=local.port)
-            topics = _watch_prefix(broker.prefix, args.tables)
-            watch = f"mosquitto_sub -h 127.0.0.1 -p {local.port} -t '{topics}/#' -v"
-            run.link("broker", f"mqtt://127.0.0.1:{local.port} (watch: {watch})")
-            if run.live is None:
-                print(
-                    f"local mosquitto on 127.0.0.1:{local.port}; watch it with:\n  {watch}",
-                    flush=True,
-                )
-        tables: list[_SimTable] = []  # one table here; a room of them in worker processes
-        configs: list[Config] = []
-        assert run.workdir is not None
-        for index in range(args.tables):
-            journal = None if args.keep_journal else sim_journal(run.workdir, index)
-            cfg = sim_signing_key(table_config(config, index, journal), run.workdir)
-            configs.append(cfg)
-            which = f" (table {cfg.table.id})" if args.tables > 1 else ""
-            where = str(cfg.journal.directory or cfg.journal.path)
-            run.files.append((f"journal{which}", where))
-            run.files.append((f"signing key{which}", f"{cfg.seal.signing_key} (tablectl verify)"))
-            if run.live is None:
-                print(f"journal: {where}{which}", flush=True)
-                print(f"signing key: {cfg.seal.signing_key} (tablectl verify --key)", flush=True)
-            if args.tables == 1:
-                table_broker = dataclasses.replace(cfg.broker, host=broker.host, port=broker.port)
-                sim = _SimTable(cfg, table_broker, ())
-                # the demo's dealer reads the table it deals at, and follows it
-                sim.events = (
-                    trace
-                    if trace is not None
-                    else demo_events(cfg, hands, args.seed + index, live=sim.engine)
-                )
-                tables.append(sim)
+        broker = _sim_broker(args, config, run, cleanup)
+        tables, configs = _sim_tables(args, config, broker, run, trace, hands)
         if run.live is not None:
             run.live = LiveView(
                 run.live.console,
                 [c.table.id for c in configs],
                 None if trace is not None else hands,
             )
-        identity: WatchIdentity | None = None
-        if not args.quiet:
-            from controller.watch import watch_identity
-
-            identity = watch_identity(
-                broker, args.watch_credentials, args.watch_cert, args.watch_key
-            )
-            if identity is None:
-                run.say(
-                    "not printing the messages: the broker wants an identity and the table's "
-                    "must not be used twice; give --watch-credentials (or --watch-cert and "
-                    "--watch-key) of a reading identity, e.g. the room's"
-                )
+        identity = _sim_watcher(args, broker, run)
         tv = _start_sim_tv(args, broker, broker is not config.broker, config.table.id, run)
         if tv is not None:
             cleanup.callback(tv.service.stop)
-        room = None
-        if args.room:  # the room server on the same broker (room/sim.py)
-            from room.sim import start_sim_room
-
-            assert run.workdir is not None
-            workdir = run.workdir / "room"
-            workdir.mkdir(mode=0o700)
-            keys = _sim_public_keys(workdir, configs)
-            room = start_sim_room(
-                config.table.room, broker.host or "127.0.0.1", broker.port, workdir, keys=keys
-            )
-            cleanup.callback(room.stop)
-            run.files.append(("room database", str(workdir / "room.db")))
-            run.link(
-                "room monitor", room.url, f"room server: {room.url} (API docs: {room.url}docs)"
-            )
-            run.link(
-                "API docs", f"{room.url}docs", f"room monitor: {room.url} (open it in a browser)"
-            )
+        room = _sim_room(args, config, broker, configs, run, cleanup)
         for table in tables:
             cleanup.callback(table.daemon.stop)
             table.daemon.start()
-        if identity is not None:
-            sink: Sink = raw_printer if run.live is None else run.live
-            feed = Feed(broker, identity, _watch_prefix(broker.prefix, args.tables), sink)
-            cleanup.callback(feed.stop)
-        if run.live is not None:
-            run.live.header([*run.links, *run.files])
-            if identity is not None:  # the view counts hands from the messages it reads
-                run.live.start()
-                cleanup.callback(run.live.stop)
-            else:
-                run.say("dealing (no hand lines: --quiet, or no reading identity)")
+        _sim_view(args, broker, identity, run, cleanup)
         speed = args.speed if args.speed is not None else config.sim.speed
-        played: list[_Played] = []
         if args.tables > 1:  # a room: the tables spread over worker processes
-            from controller.simtables import SimWorkers, worker_args
-
-            argv = worker_args(
-                args.config, args.profile, broker.host or "127.0.0.1", broker.port,
-                seed=args.seed, hands=hands or 0, script=script, speed=speed,
-                workdir=run.workdir,
-            )  # fmt: skip
-            workers = SimWorkers(argv, args.tables, run.workdir)
-            cleanup.callback(workers.stop)
-            played = [
-                _Played(r.table, r.played, r.applied, r.seq,
-                        f", {r.sim_seconds:.1f} s of play in {r.wall_seconds:.1f} s")
-                for r in workers.wait(stop)
-            ]  # fmt: skip
+            played = _sim_workers(args, broker, hands, script, speed, run, stop, cleanup)
         else:
             time.sleep(0.5)  # the reader boards say HELLO first
             _play_tables(tables, speed, stop)
@@ -379,40 +282,215 @@ def cmd_sim(args: argparse.Namespace) -> int:  # noqa: C901 (split when the CLI 
                 _Played(t.config.table.id, t.played, t.daemon.applied, t.daemon.engine.seq, "")
                 for t in tables
             ]
-        interrupted = stop.is_set()
-        if run.live is not None:
-            time.sleep(0.3)  # the last hand's messages reach the view
-            run.live.stop()
-        elif not interrupted:
-            for p in played:
-                which = f" (table {p.table})" if args.tables > 1 else ""
-                print(
-                    f"sim: played {p.played} script events, engine applied {p.applied}, "
-                    f"last seq {p.seq}{which}{p.pace}",
-                    flush=True,
-                )
-        if room is not None and not interrupted and played:
-            run.say(room.summary(max(p.seq for p in played)))
-            if args.tables > 1:
-                from controller.simtables import room_check
-
-                run.say(room_check(room, sum(p.seq for p in played)))
-        if not interrupted and not args.exit_when_done:
-            where = ", ".join(url for _, url in run.links if url.startswith("http"))
-            run.say(
-                "sim: dealing done; the pages stay up until Ctrl-C"
-                + (f" ({where})" if where else "")
-            )
-            stop.wait()
-        elif tv is not None and not interrupted:
-            tv.finish()
-        if run.live is not None:
-            kept = "kept" if args.keep_files else "removed at exit; --keep-files keeps it"
-            files = [*run.files, ("temporary folder", f"{run.workdir} ({kept})")]
-            run.live.summary(files, run.links)
-        elif run.workdir is not None and args.keep_files:
-            print(f"sim: files kept in {run.workdir}", flush=True)
+        _sim_end(args, run, played, room, tv, stop)
     return 0
+
+
+def _sim_hands(args: argparse.Namespace, config: Config, trace: list[Event] | None) -> int | None:
+    """How many demo hands to deal (None: until Ctrl-C)."""
+    hands: int | None = args.hands if args.hands is not None else (config.sim.hands or None)
+    if trace is None and hands == 0:
+        hands = None  # 0: the demo deals until Ctrl-C
+    if trace is None and hands is None and args.exit_when_done:
+        raise TableError("--exit-when-done: give --hands N (the demo deals until Ctrl-C)")
+    return hands
+
+
+def _sim_broker(
+    args: argparse.Namespace, config: Config, run: _Run, cleanup: contextlib.ExitStack
+) -> BrokerConfig:
+    """The configured broker, or a local mosquitto of the sim's own (stopped at exit)."""
+    from controller.localbroker import LocalBroker
+
+    broker = config.broker
+    if broker.host is not None:
+        return broker
+    local = LocalBroker(args.broker_port)
+    cleanup.callback(local.stop)
+    local.start()
+    broker = dataclasses.replace(broker, host="127.0.0.1", port=local.port)
+    topics = _watch_prefix(broker.prefix, args.tables)
+    watch = f"mosquitto_sub -h 127.0.0.1 -p {local.port} -t '{topics}/#' -v"
+    run.link("broker", f"mqtt://127.0.0.1:{local.port} (watch: {watch})")
+    if run.live is None:
+        print(f"local mosquitto on 127.0.0.1:{local.port}; watch it with:\n  {watch}", flush=True)
+    return broker
+
+
+def _sim_tables(
+    args: argparse.Namespace,
+    config: Config,
+    broker: BrokerConfig,
+    run: _Run,
+    trace: list[Event] | None,
+    hands: int | None,
+) -> tuple[list[_SimTable], list[Config]]:
+    """Every table's configuration (journal and signing key in the sim's folder), and the
+    one table played in this process (a room of them plays in worker processes)."""
+    from controller.simtables import sim_journal, table_config
+
+    tables: list[_SimTable] = []
+    configs: list[Config] = []
+    assert run.workdir is not None
+    for index in range(args.tables):
+        journal = None if args.keep_journal else sim_journal(run.workdir, index)
+        cfg = sim_signing_key(table_config(config, index, journal), run.workdir)
+        configs.append(cfg)
+        which = f" (table {cfg.table.id})" if args.tables > 1 else ""
+        where = str(cfg.journal.directory or cfg.journal.path)
+        run.files.append((f"journal{which}", where))
+        run.files.append((f"signing key{which}", f"{cfg.seal.signing_key} (tablectl verify)"))
+        if run.live is None:
+            print(f"journal: {where}{which}", flush=True)
+            print(f"signing key: {cfg.seal.signing_key} (tablectl verify --key)", flush=True)
+        if args.tables == 1:
+            table_broker = dataclasses.replace(cfg.broker, host=broker.host, port=broker.port)
+            sim = _SimTable(cfg, table_broker, ())
+            # the demo's dealer reads the table it deals at, and follows it
+            sim.events = (
+                trace
+                if trace is not None
+                else demo_events(cfg, hands, args.seed + index, live=sim.engine)
+            )
+            tables.append(sim)
+    return tables, configs
+
+
+def _sim_watcher(args: argparse.Namespace, broker: BrokerConfig, run: _Run) -> WatchIdentity | None:
+    """The identity the sim reads the tables' messages with (None: --quiet, or none fit)."""
+    if args.quiet:
+        return None
+    from controller.watch import watch_identity
+
+    identity = watch_identity(broker, args.watch_credentials, args.watch_cert, args.watch_key)
+    if identity is None:
+        run.say(
+            "not printing the messages: the broker wants an identity and the table's "
+            "must not be used twice; give --watch-credentials (or --watch-cert and "
+            "--watch-key) of a reading identity, e.g. the room's"
+        )
+    return identity
+
+
+def _sim_room(
+    args: argparse.Namespace,
+    config: Config,
+    broker: BrokerConfig,
+    configs: list[Config],
+    run: _Run,
+    cleanup: contextlib.ExitStack,
+) -> Any:
+    """With --room, the room server on the same broker (room/sim.py); else None."""
+    if not args.room:
+        return None
+    from room.sim import start_sim_room
+
+    assert run.workdir is not None
+    workdir = run.workdir / "room"
+    workdir.mkdir(mode=0o700)
+    keys = _sim_public_keys(workdir, configs)
+    room = start_sim_room(
+        config.table.room, broker.host or "127.0.0.1", broker.port, workdir, keys=keys
+    )
+    cleanup.callback(room.stop)
+    run.files.append(("room database", str(workdir / "room.db")))
+    run.link("room monitor", room.url, f"room server: {room.url} (API docs: {room.url}docs)")
+    run.link("API docs", f"{room.url}docs", f"room monitor: {room.url} (open it in a browser)")
+    return room
+
+
+def _sim_view(
+    args: argparse.Namespace,
+    broker: BrokerConfig,
+    identity: WatchIdentity | None,
+    run: _Run,
+    cleanup: contextlib.ExitStack,
+) -> None:
+    """The messages read and shown (the live view, or raw lines with --json)."""
+    if identity is not None:
+        sink: Sink = raw_printer if run.live is None else run.live
+        feed = Feed(broker, identity, _watch_prefix(broker.prefix, args.tables), sink)
+        cleanup.callback(feed.stop)
+    if run.live is None:
+        return
+    run.live.header([*run.links, *run.files])
+    if identity is not None:  # the view counts hands from the messages it reads
+        run.live.start()
+        cleanup.callback(run.live.stop)
+    else:
+        run.say("dealing (no hand lines: --quiet, or no reading identity)")
+
+
+def _sim_workers(
+    args: argparse.Namespace,
+    broker: BrokerConfig,
+    hands: int | None,
+    script: Path | None,
+    speed: float,
+    run: _Run,
+    stop: threading.Event,
+    cleanup: contextlib.ExitStack,
+) -> list[_Played]:
+    """A room's tables played by worker processes; what each table did."""
+    from controller.simtables import SimWorkers, worker_args
+
+    assert run.workdir is not None
+    argv = worker_args(
+        args.config, args.profile, broker.host or "127.0.0.1", broker.port,
+        seed=args.seed, hands=hands or 0, script=script, speed=speed,
+        workdir=run.workdir,
+    )  # fmt: skip
+    workers = SimWorkers(argv, args.tables, run.workdir)
+    cleanup.callback(workers.stop)
+    return [
+        _Played(r.table, r.played, r.applied, r.seq,
+                f", {r.sim_seconds:.1f} s of play in {r.wall_seconds:.1f} s")
+        for r in workers.wait(stop)
+    ]  # fmt: skip
+
+
+def _sim_end(
+    args: argparse.Namespace,
+    run: _Run,
+    played: list[_Played],
+    room: Any,
+    tv: SimTv | None,
+    stop: threading.Event,
+) -> None:
+    """What the tables did, the room's check, then the pages kept up until Ctrl-C (unless
+    --exit-when-done), and the summary."""
+    interrupted = stop.is_set()
+    if run.live is not None:
+        time.sleep(0.3)  # the last hand's messages reach the view
+        run.live.stop()
+    elif not interrupted:
+        for p in played:
+            which = f" (table {p.table})" if args.tables > 1 else ""
+            print(
+                f"sim: played {p.played} script events, engine applied {p.applied}, "
+                f"last seq {p.seq}{which}{p.pace}",
+                flush=True,
+            )
+    if room is not None and not interrupted and played:
+        run.say(room.summary(max(p.seq for p in played)))
+        if args.tables > 1:
+            from controller.simtables import room_check
+
+            run.say(room_check(room, sum(p.seq for p in played)))
+    if not interrupted and not args.exit_when_done:
+        where = ", ".join(url for _, url in run.links if url.startswith("http"))
+        run.say(
+            "sim: dealing done; the pages stay up until Ctrl-C" + (f" ({where})" if where else "")
+        )
+        stop.wait()
+    elif tv is not None and not interrupted:
+        tv.finish()
+    if run.live is not None:
+        kept = "kept" if args.keep_files else "removed at exit; --keep-files keeps it"
+        files = [*run.files, ("temporary folder", f"{run.workdir} ({kept})")]
+        run.live.summary(files, run.links)
+    elif run.workdir is not None and args.keep_files:
+        print(f"sim: files kept in {run.workdir}", flush=True)
 
 
 def _sim_public_keys(workdir: Path, configs: Sequence[Config]) -> Path:
