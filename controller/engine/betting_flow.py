@@ -824,6 +824,7 @@ class HandBetting:
         )
         if rnd is not None and seat in rnd.behind and seat not in rnd.folded:
             self._after_skipped_seat(seat, "fold")
+            self._return_uncalled(seat, "15-B")
             rnd.folded.add(seat)
         self.live.discard(seat)
         self.held.pop(seat, None)
@@ -841,6 +842,7 @@ class HandBetting:
             return
         rnd = self.round
         if rnd is not None and seat in rnd.behind and seat not in rnd.folded:
+            self._return_uncalled(seat, "65-A")
             rnd.folded.add(seat)
         self.live.discard(seat)
         self.held.pop(seat, None)
@@ -849,6 +851,28 @@ class HandBetting:
         # During posting the killed seat's blinds and antes are still due (rules 30, 71-C):
         # the dealer posts them and they go to the pot.
         self._after_change(t)
+
+    def _return_uncalled(self, seat: int, rule: str) -> None:
+        """A hand leaving the pot out of turn (a binding fold, 58; cards discarded, 15-B;
+        killed, 65-A) gets back the part of its bet or raise no one has called; the bet the
+        others face goes back to the largest one still standing (no call is invented)."""
+        rnd = self.round
+        if self.phase != "betting" or rnd is None:
+            return
+        others = max((b for s, b in rnd.bets.items() if s != seat), default=0)
+        back = rnd.bets[seat] - others
+        if back <= 0:
+            return
+        rnd.bets[seat] -= back
+        rnd.behind[seat] += back
+        self.seats[seat].stack += back
+        self.contrib[seat] -= back
+        rnd.current_bet = max(others, rnd.blind_level)
+        if self.last_aggressor == seat:
+            self.last_aggressor = None
+        if self.river_aggressor == seat:
+            self.river_aggressor = None
+        self.emit.event("uncalled_bet_returned", seat=seat, amount=back, rule=rule)
 
     def opening(self) -> Opening:
         """What `return_to` needs to undo every action since the first round opened."""

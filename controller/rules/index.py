@@ -76,8 +76,9 @@ INDEX: tuple[Entry, ...] = (
     Entry("13-B", "A hand mucked at showdown is dead", (f"{_BET}.fold",)),
     Entry(
         "15-B",
-        "The uncalled bet goes back to its owner",
-        ("controller.rules.pots:uncalled", f"{_BET}.award"),
+        "The uncalled bet goes back to its owner, also a bettor who discards before the others "
+        "act (its uncalled part at once; the others face the largest bet still standing)",
+        ("controller.rules.pots:uncalled", f"{_BET}.award", f"{_BET}._return_uncalled"),
     ),
     Entry(
         "16",
@@ -379,7 +380,17 @@ INDEX: tuple[Entry, ...] = (
         "A raise declared facing no bet is at least the minimum bet",
         (f"{_PUSH}.as_declared",),
     ),
-    Entry("58", "A fold out of turn, or facing no bet, is binding", (f"{_BET}.fold",)),
+    Entry(
+        "58",
+        "A fold out of turn, or facing no bet, is binding; an uncalled bet of the folded hand "
+        "goes back (15-B)",
+        (f"{_BET}.fold", f"{_BET}._return_uncalled"),
+    ),
+    Entry(
+        "65-A",
+        "A hand killed with a bet or raise not yet called: the uncalled amount goes back",
+        (f"{_BET}.kill", f"{_BET}._return_uncalled"),
+    ),
     Entry(
         "71A",
         "Penalties are given in hands or rounds",

@@ -439,3 +439,98 @@ def test_rule_48_replay_game_option_plays_fixed_limit_and_refuses_an_unknown_gam
             got = main(["replay", str(trace), "--config", str(config), "--game", game])
         assert got == code
     assert "'xx' is not one of nlhe, plhe, flhe" in err.getvalue()
+
+
+# -- a hand leaving the pot with an uncalled bet (rules 58, 15-B, 65-A) ---------------------
+
+
+def _chips_on_table(table: Table) -> int:
+    """Every chip of the hand's players: stacks plus what is in front or in the middle."""
+    return sum(table.stacks().values()) + sum(p["amount"] for p in table.state.get("pots", []))
+
+
+def _play_down_from_the_flop(table: Table, *seats: int) -> None:
+    """The seats still in check the flop, turn and river; the dealer pushes the pot."""
+    table.board("Td", "5s", "4c", burn="2d")
+    for _ in seats:
+        table.button("check")
+    table.board("8h", burn="3d")
+    for _ in seats:
+        table.button("check")
+    table.board("2s", burn="6d")
+    for _ in seats:
+        table.button("check")
+    table.push_pot()
+
+
+def test_rule_58_binding_oot_fold_returns_uncalled_bet() -> None:
+    table = _preflop()
+    table.push(3, 100, 100, 100)  # seat 3 raises to 300 over the big blind
+    table.fold(3)  # and mucks before seat 4 acts: a binding fold out of turn (58)
+    (back,) = table.events("uncalled_bet_returned")
+    assert (back["seat"], back["amount"]) == (3, 200)  # the 100 the big blind matched stays
+    assert table.stacks()[3] == 10_000 - 100
+    # Nobody is made to call the withdrawn raise: seat 4 faces the big blind.
+    assert table.state["to_act"] == 4
+    table.push(4, 100)
+    table.push(1, 50)
+    table.button("check")
+    assert [a[1] for a in table.actions()] == ["raise", "call", "call", "check"]
+    _play_down_from_the_flop(table, 1, 2, 4)
+    (pot,) = table.events("pot_awarded")
+    assert pot["amount"] == 400 and table.events("hand_completed")
+    assert sum(table.stacks().values()) == 40_000
+
+
+def test_rule_15B_river_bettor_discarding_before_the_others_act_gets_the_bet_back() -> None:
+    table = _on_the_flop()
+    for _ in range(4):
+        table.button("check")
+    table.board("8h", burn="3d")
+    for _ in range(4):
+        table.button("check")
+    table.board("2s", burn="6d")
+    table.push(1, 100, 100)  # seat 1 bets 200 on the river
+    table.fold(1)  # and throws its cards away before anyone acts
+    (back,) = table.events("uncalled_bet_returned")
+    assert (back["seat"], back["amount"], back["rule"]) == (1, 200, "15-B")
+    assert table.stacks()[1] == 10_000 - 100
+    assert table.state["to_act"] == 2
+    for _ in range(3):
+        table.button("check")
+    table.push_pot()
+    (pot,) = table.events("pot_awarded")
+    assert pot["amount"] == 400 and pot["winners"] == [3]  # the nines
+    assert sum(table.stacks().values()) == 40_000
+
+
+def test_rule_65A_killed_raisers_uncalled_raise_returned_partly_called_part_stays() -> None:
+    table = Table(seats=(1, 2, 3, 4), button=4, stacks={1: 10_000, 2: 10_000, 3: 10_000, 4: 200})
+    table.shuffle()
+    table.push(1, 50)
+    table.push(2, 100)
+    table.deal(HOLE4)
+    table.push(3, 100, 100, 100, 100, 100)  # seat 3 raises to 500
+    table.push(4, 100, 100)  # seat 4 calls all-in for 200
+    table.fold(3)  # the dealer kills seat 3's hand by mistake (65-A): it reaches the muck
+    (back,) = table.events("uncalled_bet_returned")
+    assert (back["seat"], back["amount"]) == (3, 300)  # the 200 seat 4 called stays in
+    assert table.state["to_act"] == 1  # the small blind faces 200, not 500
+    table.push(1, 100, 50)
+    table.push(2, 100)
+    _play_down_from_the_flop(table, 1, 2)
+    awarded = table.events("pot_awarded")
+    assert sum(p["amount"] for p in awarded) == 800
+    assert sum(table.stacks().values()) == 30_200
+
+
+def test_rule_58_heads_up_raiser_folding_out_of_turn_gets_the_raise_back() -> None:
+    table = Table(seats=(1, 2), button=1)
+    table.shuffle()
+    table.push(1, 50)
+    table.push(2, 100)
+    table.deal({1: ["Ah", "Kh"], 2: ["Qd", "Jd"]})
+    table.push(1, 100, 100, 50)  # the button (small blind) raises to 300
+    table.fold(1)  # and mucks before the big blind acts
+    assert table.stacks() == {1: 9_900, 2: 10_100}
+    assert table.events("hand_completed")
