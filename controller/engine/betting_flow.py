@@ -129,6 +129,8 @@ class HandBetting:
         self.zones: dict[int, Zone] = {s: Zone() for s in dealt_in}
         self.unsettled: set[int] = set()  # zones with chips moved since their last settle
         self.declared: dict[int, Declared] = {}
+        # Rule 55: seats that declared check facing a bet on this street: call or fold only.
+        self.checked_facing: set[int] = set()
         self.held: dict[int, Held] = {}
         # Rule 53-B: out-of-turn actions while one seat is skipped (street, seat, kinds, by
         # whom); once they amount to substantial action they bind, and the floor is called.
@@ -433,6 +435,7 @@ class HandBetting:
         for zone in self.zones.values():
             zone.chips.clear()
         self.declared.clear()
+        self.checked_facing.clear()
         self.skip = None
         self.binding_53b.clear()
         for seat in sorted(self.held):
@@ -591,7 +594,12 @@ class HandBetting:
         declared = self.declared.get(seat)
         try:
             ruling = rnd.interpret_push(
-                seat, new_chips=new, prior_chips=prior, pulled_back=pulled, declared=declared
+                seat,
+                new_chips=new,
+                prior_chips=prior,
+                pulled_back=pulled,
+                declared=declared,
+                no_raise="55" if seat in self.checked_facing else None,
             )
         except RuleError as exc:
             self.emit.alert(
@@ -687,6 +695,7 @@ class HandBetting:
             for other in [s for s in self.declared if s != action.seat]:
                 del self.declared[other]
         self.declared.pop(action.seat, None)
+        self.checked_facing.discard(action.seat)
 
     def _hold(self, seat: int, ruling: PushRuling) -> None:
         rnd = self.round
@@ -742,10 +751,14 @@ class HandBetting:
         try:
             action = self.round.check(seat)
         except RuleError as exc:
+            facing = exc.rule == "55"
+            if facing:
+                self.checked_facing.add(seat)  # it may call or fold, never raise (55)
             self.emit.alert(
                 "check_refused",
                 "warning",
-                f"seat {seat} cannot check: {exc}",
+                f"seat {seat} cannot check: {exc}"
+                + ("; having declared check it may call or fold, not raise" if facing else ""),
                 seat=seat,
                 rule=exc.rule,
             )
@@ -904,6 +917,7 @@ class HandBetting:
             self.seats[s].stack = stack
         self.unsettled = set()
         self.declared = {}
+        self.checked_facing = set()
         self.held = {}
         self.undercalls = {}
         self.owing = {}

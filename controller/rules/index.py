@@ -373,7 +373,12 @@ INDEX: tuple[Entry, ...] = (
         "Pot limit: a short all-in big blind counts as a full blind",
         (f"{_ROUND}.pot_limit_max",),
     ),
-    Entry("55", "No check facing a bet", (f"{_ROUND}.verify_check",)),
+    Entry(
+        "55",
+        "No check facing a bet; a seat that declared check facing a bet may call or fold, "
+        "never raise (its push is held to a call)",
+        (f"{_ROUND}.verify_check", f"{_ROUND}.interpret_push", f"{_BET}.check"),
+    ),
     Entry("55-A", "A call facing no bet is a check", (f"{_ROUND}.call",)),
     Entry(
         "55-B",

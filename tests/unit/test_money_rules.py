@@ -534,3 +534,79 @@ def test_rule_58_heads_up_raiser_folding_out_of_turn_gets_the_raise_back() -> No
     table.fold(1)  # and mucks before the big blind acts
     assert table.stacks() == {1: 9_900, 2: 10_100}
     assert table.events("hand_completed")
+
+
+# -- chips pulled back, then a fold (rules 46, 51-B) ---------------------------------------
+
+
+def _pull(table: Table, seat: int, chip: str, value: int) -> None:
+    table.do(ev(t=table.step(), event="tag_out", antenna=f"bet{seat}", chip=chip, value=value))
+
+
+def test_rule_51B_undercall_partly_pulled_back_then_folded_forfeits_only_what_is_left() -> None:
+    table = _preflop()
+    table.push(3, 100, 100, 100, 100, 100, 100)  # seat 3 raises to 600
+    table.push(4, 100, 100)  # seat 4 undercalls with 200: the floor's discretion
+    _pull(table, 4, f"x{table.serial:05d}", 100)  # takes one chip back
+    table.do(ev(t=table.step(2.0), event="tick"))
+    table.fold(4)
+    last = table.events("action")[-1]
+    assert (last["seat"], last["action"], last["forfeited"]) == (4, "fold", 100)
+    assert table.stacks()[4] == 10_000 - 100
+
+
+def test_rule_51B_undercall_wholly_pulled_back_then_folded_loses_nothing() -> None:
+    table = _preflop()
+    table.push(3, 100, 100, 100, 100, 100, 100)
+    table.push(4, 100, 100)
+    _pull(table, 4, f"x{table.serial:05d}", 100)
+    _pull(table, 4, f"x{table.serial - 1:05d}", 100)
+    table.fold(4)
+    assert table.stacks()[4] == 10_000
+    assert "forfeited" not in table.events("action")[-1]
+
+
+def test_rule_46B_prior_bet_pulled_back_then_folded_loses_only_the_bet() -> None:
+    table = _preflop()
+    table.push(3, 100, 100, 100)  # raise to 300
+    table.push(4, 100, 100, 100)
+    table.push(1, 100, 100, 50)
+    _pull(table, 2, "x00002", 100)  # the big blind takes its posted chip back
+    table.fold(2)
+    assert table.stacks()[2] == 10_000 - 100  # the blind, nothing more
+    assert table.actions()[-1] == (2, "fold", 100, None)
+
+
+# -- rule 55: check declared facing a bet -----------------------------------------------
+
+
+def test_rule_55_check_declared_facing_a_bet_may_call_never_raise() -> None:
+    table = _on_the_flop()
+    table.push(1, 100, 100)  # seat 1 bets 200
+    table.button("check")  # seat 2 declares check facing the bet
+    (refused,) = [a for a in table.alerts() if a["type"] == "check_refused"]
+    assert refused["rule"] == "55" and "call or fold" in refused["message"]
+    table.push(2, 100, 100, 100, 100, 100, 100)  # then puts out 600: held to a call
+    last = table.events("action")[-1]
+    assert (last["seat"], last["action"], last["amount"], last["rule"]) == (2, "call", 200, "55")
+    assert last["change"] == 400
+    assert table.stacks()[2] == 10_000 - 100 - 200
+
+
+def test_rule_55_check_declared_facing_a_bet_may_fold() -> None:
+    table = _on_the_flop()
+    table.push(1, 100, 100)
+    table.button("check")
+    table.fold(2)
+    assert table.actions()[-1] == (2, "fold", 0, None)
+    assert table.state["to_act"] == 3
+
+
+def test_rule_55_the_all_in_button_after_a_declared_check_is_a_call() -> None:
+    table = _on_the_flop()
+    table.push(1, 100, 100)
+    table.button("check")
+    table.button("allin", seat=2)
+    table.push(2, 100, 100, 100)
+    last = table.events("action")[-1]
+    assert (last["seat"], last["action"], last["amount"]) == (2, "call", 200)
