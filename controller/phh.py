@@ -184,6 +184,7 @@ class _Builder:
         self.errors: list[str] = []
         self.rulings: list[str] = []
         self.problem: str | None = None
+        self.awarded = False
         self._reset_deal()
 
     def _reset_deal(self) -> None:
@@ -373,6 +374,7 @@ class _Builder:
                 for key, chips in (e.get("refunds") or {}).items():
                     returned[int(key)] = returned.get(int(key), 0) + int(chips)
             elif kind == "pot_awarded":
+                self.awarded = True
                 for key, share in (e.get("shares") or {}).items():
                     wins[int(key)] = wins.get(int(key), 0) + int(share)
             elif kind == "hand_completed":
@@ -404,6 +406,9 @@ class _Builder:
             "awarded": sum(wins.values()),
             "returned": sum(returned.values()),
         }
+        if self.problem is None and not self.awarded:
+            # Ended with no pot awarded (abandoned: every chip went back, rule 1).
+            self.problem = "no pot was awarded: the hand was abandoned and its chips returned"
         if self.problem is None and any(seat not in final for seat in self.order):
             self.problem = "hand_completed does not give every dealt-in seat's stack"
         starting = [
