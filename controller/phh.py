@@ -178,6 +178,7 @@ class _Builder:
         self.index = {seat: i for i, seat in enumerate(self.order)}
         self.n = len(self.order)
         self.big_blind = int(started["big_blind"])
+        self.game = str(started.get("game") or "nlhe")  # named when not no-limit
         self.blinds = [0] * self.n
         self.antes = [0] * self.n
         self.contrib_ante = dict.fromkeys(self.order, 0)
@@ -205,6 +206,8 @@ class _Builder:
         self.last_actor = max(forced) if forced else self.n - 1
         self.folded: set[int] = set()
         self.allin: set[int] = set()
+        # seat -> (where its last action is in `actions`, the level it faced)
+        self.last_act: dict[int, tuple[int, int]] = {}
 
     # -- events ----------------------------------------------------------------------
 
@@ -232,6 +235,7 @@ class _Builder:
         amount = int(e.get("amount") or 0)
         i = self.index[seat]
         self._kills_before(i)
+        self.last_act[seat] = (len(self.actions), self.level)
         self.acted[i] = max(self.level, amount)
         totals = self.totals[self.street]
         if kind == "fold":
@@ -256,6 +260,35 @@ class _Builder:
             self.allin.add(seat)
         self.actions.append(f"p{i + 1} {word}")
         self.last_actor = i
+
+    def out_of_turn(self, e: dict[str, Any]) -> None:
+        """A binding fold out of turn (rule 58): PHH has no action out of turn, so the hand
+        folds when its turn comes, as a dead hand does (its chips stay in either way). A
+        binding bet, call or raise out of turn is its `action` event, written in turn."""
+        seat = int(e["seat"])
+        if e.get("action") != "fold" or e.get("status") != "binding" or seat not in self.index:
+            return
+        i = self.index[seat]
+        if seat not in self.folded and i not in self.killed:
+            self.killed[i] = self.street
+            self.rulings.append(f"binding fold out of turn (rule {e.get('rule')}): seat {seat}")
+
+    def handed_back(self, seat: int, amount: int) -> bool:
+        """An uncalled bet or raise given back as its hand left the pot out of turn (15-B,
+        65-A): the seat's last action becomes what stayed in, the part the others matched
+        (a call of the level it faced, or a smaller raise). At the award PHH returns the
+        uncalled bet itself. False when this is that return (nothing rewritten)."""
+        i = self.index.get(seat)
+        if i is None or i not in self.killed or seat not in self.last_act:
+            return False
+        at, faced = self.last_act[seat]
+        totals = self.totals[self.street]
+        kept = totals[seat] - amount
+        totals[seat] = kept
+        self.level = max([kept, *(t for s, t in totals.items() if s != seat)])
+        self.acted[i] = kept
+        self.actions[at] = f"p{i + 1} cc" if kept <= faced else f"p{i + 1} cbr {kept}"
+        return True
 
     def _due(self, i: int) -> bool:
         """A dead hand has a turn due in this round (it has not acted at the current level)."""
@@ -368,8 +401,11 @@ class _Builder:
             elif kind == "procedure_violation":
                 text = f"procedure violation (rule {e.get('rule')}): {e.get('got')}"
                 self._note(e, text, error=True)
+            elif kind == "out_of_turn":
+                self.out_of_turn(e)
             elif kind == "uncalled_bet_returned":
-                returned[int(e["seat"])] = returned.get(int(e["seat"]), 0) + int(e["amount"])
+                if not self.handed_back(int(e["seat"]), int(e["amount"])):
+                    returned[int(e["seat"])] = returned.get(int(e["seat"]), 0) + int(e["amount"])
             elif kind == "bets_returned":
                 for key, chips in (e.get("refunds") or {}).items():
                     returned[int(key)] = returned.get(int(key), 0) + int(chips)
@@ -429,10 +465,15 @@ class _Builder:
             antes.reverse()
             blinds.reverse()
         fields: list[tuple[str, Any]] = [
-            ("variant", "NT"),
+            ("variant", "FT" if self.game == "flhe" else "NT"),
             ("antes", antes),
             ("blinds_or_straddles", blinds),
-            ("min_bet", self.big_blind),
+        ]
+        if self.game == "flhe":  # fixed limit: a small bet pre-flop and flop, then double
+            fields += [("small_bet", self.big_blind), ("big_bet", 2 * self.big_blind)]
+        else:
+            fields.append(("min_bet", self.big_blind))
+        fields += [
             ("starting_stacks", starting),
             ("actions", deal + self.actions),
             ("hand", hand.hand),
@@ -453,6 +494,10 @@ class _Builder:
             ("_last_seq", last),
             ("_button_seat", self.button),
         ]
+        if self.game == "plhe":
+            # PHH has no pot-limit hold'em: the hand is written as no-limit (every pot-limit
+            # action is a legal no-limit one, so it replays exactly) and says it was not.
+            fields.append(("_betting_structure", "pot-limit"))
         rake = sum(put_in.values()) - sum(wins.values()) - sum(returned.values())
         if rake > 0:  # the house's rake (campione): PHH has no field for it
             fields.append(("_rake", rake))

@@ -123,6 +123,8 @@ def _open(table: Table, pos: Positions, dealt_in: list[int], trigger: str) -> Ha
         seats=dealt_in,
         dealer=dealer,
         rule="23",
+        # the game when it is not no-limit hold'em (a hand history names its variant)
+        **({"game": table.spec.game} if table.spec.game != "nlhe" else {}),
     )
     hand.dealer = table.dealer.ref() if table.dealer else None
     straddle = table.profile.straddle
