@@ -186,6 +186,7 @@ class _Builder:
         self.rulings: list[str] = []
         self.problem: str | None = None
         self.awarded = False
+        self.raked = 0  # the house's rake, as the pots' `pot_awarded` say
         self._reset_deal()
 
     def _reset_deal(self) -> None:
@@ -411,6 +412,7 @@ class _Builder:
                     returned[int(key)] = returned.get(int(key), 0) + int(chips)
             elif kind == "pot_awarded":
                 self.awarded = True
+                self.raked += int(e.get("rake") or 0)
                 for key, share in (e.get("shares") or {}).items():
                     wins[int(key)] = wins.get(int(key), 0) + int(share)
             elif kind == "hand_completed":
@@ -498,9 +500,8 @@ class _Builder:
             # PHH has no pot-limit hold'em: the hand is written as no-limit (every pot-limit
             # action is a legal no-limit one, so it replays exactly) and says it was not.
             fields.append(("_betting_structure", "pot-limit"))
-        rake = sum(put_in.values()) - sum(wins.values()) - sum(returned.values())
-        if rake > 0:  # the house's rake (campione): PHH has no field for it
-            fields.append(("_rake", rake))
+        if self.raked:  # the house's rake (campione), pot by pot: PHH has no field for it
+            fields.append(("_rake", self.raked))
         if self.errors:
             fields.append(("_dealing_errors", self.errors))
         if self.rulings:

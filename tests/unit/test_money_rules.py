@@ -610,3 +610,34 @@ def test_rule_55_the_all_in_button_after_a_declared_check_is_a_call() -> None:
     table.push(2, 100, 100, 100)
     last = table.events("action")[-1]
     assert (last["seat"], last["action"], last["amount"]) == (2, "call", 200)
+
+
+def test_campione_rake_a_main_pot_the_rake_takes_whole_still_gets_its_pot_awarded() -> None:
+    table = Table(
+        seats=(1, 2, 3),
+        button=3,
+        blinds=(5, 10, 0),
+        stacks={1: 5, 2: 1_000, 3: 1_000},
+        profile="campione",
+    )
+    table.shuffle()
+    table.push(1, 5)  # the small blind is all-in
+    table.push(2, 10)
+    table.deal({1: ["Ah", "As"], 2: ["Qd", "Jd"], 3: ["9s", "9c"]})
+    table.push(3, 10)
+    table.button("check")
+    table.board("Td", "5s", "4c", burn="2d")
+    table.push(2, 100, 50)  # 150 bet and called on the flop
+    table.push(3, 100, 50)
+    for card, burn in (("8h", "3c"), ("2s", "4d")):
+        table.board(card, burn=burn)
+        table.button("check")
+        table.button("check")
+    table.push_pot()
+    pots = sorted(table.events("pot_awarded"), key=lambda p: p["pot"])
+    # 325 in all: 320 * 5% = 16, from the main pot (15, all of it) then the side pot (1).
+    assert [(p["pot"], p["amount"], p["rake"]) for p in pots] == [(0, 15, 15), (1, 310, 1)]
+    assert pots[0]["winners"] == [1] and pots[0]["shares"] == {"1": 0}
+    completed = table.events("hand_completed")[0]
+    assert sum(p["rake"] for p in pots) == completed["rake"] == 16
+    assert sum(completed["stacks"].values()) == 2_005 - 16
