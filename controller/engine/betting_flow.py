@@ -121,6 +121,8 @@ class HandBetting:
         self.rake = 0  # the house's rake taken from this hand's pots, once awarded
         # Undercalls left to the floor (51-B): seat -> the chips put out, forfeited on a fold.
         self.undercalls: dict[int, int] = {}
+        # Rule 13-C: seats whose best hand went to the muck at showdown (the floor is called).
+        self.muck_disputed: set[int] = set()
         # Chips still owed on a counted action (the `action` event's `owed`): seat -> (street
         # index, chips). They are absorbed as they come, not read as a new push.
         self.owing: dict[int, tuple[int, int]] = {}
@@ -798,6 +800,7 @@ class HandBetting:
                     rule="16",
                 )
                 return
+            self._best_hand_mucked(seat)
             self.live.discard(seat)
             self.emit.event("hand_mucked", seat=seat, rule="13-B")
             if len(self.live) == 1:
@@ -864,6 +867,26 @@ class HandBetting:
         # During posting the killed seat's blinds and antes are still due (rules 30, 71-C):
         # the dealer posts them and they go to the pot.
         self._after_change(t)
+
+    def _best_hand_mucked(self, seat: int) -> None:
+        """Rule 13-C: a properly tabled winner cannot be killed. The antennas cannot see a
+        hand turned face up, so a hand going to the muck at showdown that beats every other
+        hand read calls the floor (it may have been tabled and swept by mistake)."""
+        if self.phase != "showdown" or self._unreadable():
+            return
+        board = self.board()
+        ranks = {s: evaluate([*self.hole(s), *board]) for s in self.live}
+        if any(ranks[o] >= ranks[seat] for o in ranks if o != seat):
+            return
+        self.muck_disputed.add(seat)
+        self.emit.alert(
+            "floor_needed",
+            "critical",
+            f"seat {seat}'s hand went to the muck at showdown, and it was the best hand read: "
+            "if it was tabled it cannot be killed and wins; the floor rules",
+            seat=seat,
+            rule="13-C",
+        )
 
     def _return_uncalled(self, seat: int, rule: str) -> None:
         """A hand leaving the pot out of turn (a binding fold, 58; cards discarded, 15-B;

@@ -75,6 +75,12 @@ INDEX: tuple[Entry, ...] = (
     ),
     Entry("13-B", "A hand mucked at showdown is dead", (f"{_BET}.fold",)),
     Entry(
+        "13-C",
+        "A tabled winner cannot be killed: the antennas cannot see a tabled hand, so a hand "
+        "mucked at showdown that was the best hand read calls the floor (`floor_needed`)",
+        (f"{_BET}._best_hand_mucked",),
+    ),
+    Entry(
         "15-B",
         "The uncalled bet goes back to its owner, also a bettor who discards before the others "
         "act (its uncalled part at once; the others face the largest bet still standing)",

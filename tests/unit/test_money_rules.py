@@ -641,3 +641,28 @@ def test_campione_rake_a_main_pot_the_rake_takes_whole_still_gets_its_pot_awarde
     completed = table.events("hand_completed")[0]
     assert sum(p["rake"] for p in pots) == completed["rake"] == 16
     assert sum(completed["stacks"].values()) == 2_005 - 16
+
+
+def test_rule_13C_best_hand_swept_into_the_muck_at_showdown_calls_the_floor() -> None:
+    table = _on_the_flop()
+    for card, burn in ((None, None), ("8h", "3d"), ("2s", "6d")):
+        if card is not None:
+            table.board(card, burn=burn)
+        for _ in range(4):
+            table.button("check")
+    table.fold(3)  # the nines, the best hand, go to the muck at showdown (no all-in)
+    (alert,) = [a for a in table.alerts() if a.get("rule") == "13-C"]
+    assert alert["type"] == "floor_needed" and alert["severity"] == "critical"
+    assert alert["seat"] == 3
+    assert table.engine.lamps()["floor"]
+
+
+def test_rule_13B_a_losing_hand_mucked_at_showdown_calls_no_one() -> None:
+    table = _on_the_flop()
+    for card, burn in ((None, None), ("8h", "3d"), ("2s", "6d")):
+        if card is not None:
+            table.board(card, burn=burn)
+        for _ in range(4):
+            table.button("check")
+    table.fold(2)
+    assert not [a for a in table.alerts() if a.get("rule") == "13-C"]
