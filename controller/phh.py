@@ -209,6 +209,8 @@ class _Builder:
         self.allin: set[int] = set()
         # seat -> (where its last action is in `actions`, the level it faced)
         self.last_act: dict[int, tuple[int, int]] = {}
+        # seat -> (street, chips) bound in by rule 53-B while the seat acts again
+        self.committed: dict[int, tuple[int, int]] = {}
 
     # -- events ----------------------------------------------------------------------
 
@@ -246,14 +248,26 @@ class _Builder:
             # no such action: they are written as the seat's ante (dead money in the pot, so
             # every stack replays exactly), and a ruling says so.
             forfeited = int(e.get("forfeited") or 0)
+            street, bound = self.committed.pop(seat, (-1, 0))
+            if street == self.street and bound > totals[seat]:
+                # 53-B: chips bound out of turn, then a fold: they stay in. Written, as a
+                # forfeited undercall is, as dead money (the seat's ante).
+                self.contrib_ante[seat] += bound - totals[seat]
+                self.antes[i] += bound - totals[seat]
+                self.rulings.append(
+                    f"binding out-of-turn chips forfeited (rule 53-B): seat {seat}, "
+                    f"{bound - totals[seat]}"
+                )
             if forfeited:
                 self.contrib_ante[seat] += forfeited
                 self.antes[i] += forfeited
                 self.rulings.append(f"undercall forfeited (rule 51-B): seat {seat}, {forfeited}")
         elif kind in ("check", "call") or (kind == "allin" and amount <= self.level):
+            self.committed.pop(seat, None)
             word = "cc"
             totals[seat] = amount if kind != "check" else totals[seat]
         else:
+            self.committed.pop(seat, None)
             word = f"cbr {amount}"
             totals[seat] = amount
             self.level = max(self.level, amount)
@@ -267,6 +281,10 @@ class _Builder:
         folds when its turn comes, as a dead hand does (its chips stay in either way). A
         binding bet, call or raise out of turn is its `action` event, written in turn."""
         seat = int(e["seat"])
+        if e.get("acts_again") and seat in self.index:
+            # 53-B: binding chips out of turn stay in while the seat acts again (below).
+            self.committed[seat] = (self.street, int(e.get("amount") or 0))
+            return
         if e.get("action") != "fold" or e.get("status") != "binding" or seat not in self.index:
             return
         i = self.index[seat]

@@ -868,6 +868,33 @@ class HandBetting:
         # the dealer posts them and they go to the pot.
         self._after_change(t)
 
+    def _commit_53b(self, seat: int, held: Held) -> None:
+        """Rule 53-B: an action out of turn made binding by substantial action stays in even
+        when the skipped seat's own action (a raise the floor allowed) changed the bet: its
+        chips stay in the pot and the seat acts again facing the new bet (call, raise or
+        fold, its chips forfeited on a fold)."""
+        rnd = self.round
+        assert rnd is not None
+        total = held.action.total or 0
+        add = max(0, min(total, rnd.bets[seat] + rnd.behind[seat]) - rnd.bets[seat])
+        if add:
+            rnd.bets[seat] += add
+            rnd.behind[seat] -= add
+            self.seats[seat].stack -= add
+            self.contrib[seat] += add
+        self.emit.event(
+            "out_of_turn",
+            seat=seat,
+            action=held.action.kind,
+            amount=rnd.bets[seat],
+            status="binding",
+            reason="binding: substantial action out of turn (53-B); the skipped seat changed "
+            "the action, so the seat acts again, its chips staying in",
+            to_act=seat,
+            rule="53-B",
+            acts_again=True,
+        )
+
     def _best_hand_mucked(self, seat: int) -> None:
         """Rule 13-C: a properly tabled winner cannot be killed. The antennas cannot see a
         hand turned face up, so a hand going to the muck at showdown that beats every other
@@ -992,9 +1019,10 @@ class HandBetting:
             resolution = rnd.resolve_out_of_turn(held.action)
             if seat in self.binding_53b:
                 self.binding_53b.discard(seat)
-                resolution = _binding_53b(resolution)
                 if not resolution.binding:
-                    self.skipped_found.append((seat, []))  # the floor rules (53-B)
+                    self._commit_53b(seat, held)
+                    continue
+                resolution = _binding_53b(resolution)
             self.emit.event(
                 "out_of_turn",
                 seat=seat,
@@ -1163,10 +1191,5 @@ def _take_value(chips: dict[str, int], amount: int) -> None:
 
 def _binding_53b(resolution: OOTResolution) -> OOTResolution:
     """Rule 53-B: an action out of turn made binding by substantial action after a skipped
-    seat stands; only if the skipped seat's own action changed it does the floor rule (the
-    chips come back meanwhile, as under 53-A)."""
-    if resolution.binding:
-        return OOTResolution(True, "53-B", "binding: substantial action out of turn (53-B)")
-    return OOTResolution(
-        False, "53-B", f"{resolution.reason}, by the skipped seat: the floor rules (53-B)"
-    )
+    seat stands (where the skipped seat changed the bet, see `HandBetting._commit_53b`)."""
+    return OOTResolution(True, "53-B", "binding: substantial action out of turn (53-B)")

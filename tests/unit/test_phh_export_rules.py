@@ -112,3 +112,41 @@ def test_pot_limit_is_written_as_NT_and_says_it_is_pot_limit() -> None:
     _phh, data = _judged(table)
     assert data["variant"] == "NT"
     assert data["_betting_structure"] == "pot-limit"
+
+
+HOLE6 = {**HOLE4, 5: ["5h", "6h"], 6: ["Tc", "Th"]}
+
+
+def _skipped_seat_4_raises() -> Table:
+    """100-200: seat 3 makes it 600; seat 5 calls and seat 6 folds out of turn while seat 4
+    is to act (binding, 53-B); the floor lets seat 4 raise to 1500."""
+    table = Table(seats=(1, 2, 3, 4, 5, 6), button=6, blinds=(100, 200, 0))
+    table.shuffle()
+    table.push(1, 100)
+    table.push(2, 200)
+    table.deal(HOLE6)
+    table.push(3, 200, 200, 200)
+    table.push(5, 200, 200, 200)
+    table.fold(6)
+    table.push(4, 500, 500, 500)
+    return table
+
+
+def test_rule_53B_binding_chips_forfeited_on_a_fold_replay_exactly() -> None:
+    table = _skipped_seat_4_raises()
+    table.fold(5)  # seat 5 acts again and folds: its 600 stay in
+    table.fold(1)
+    table.fold(2)
+    table.fold(3)
+    _phh, data = _judged(table)
+    assert any("53-B" in r for r in data["_rulings"])
+
+
+def test_rule_53B_binding_chips_then_a_call_replay_exactly() -> None:
+    table = _skipped_seat_4_raises()
+    table.push(5, 500, 400)  # calls 1500
+    table.fold(1)
+    table.fold(2)
+    table.push(3, 500, 400)
+    _checks_to_the_end(table, 3)
+    _judged(table)
