@@ -133,6 +133,7 @@ class HandBetting:
         self.declared: dict[int, Declared] = {}
         # Rule 55: seats that declared check facing a bet on this street: call or fold only.
         self.checked_facing: set[int] = set()
+        self.first_motion: set[int] = set()  # TDA 2015 42 C: the call out, the raise to come
         self.held: dict[int, Held] = {}
         # Rule 53-B: out-of-turn actions while one seat is skipped (street, seat, kinds, by
         # whom); once they amount to substantial action they bind, and the floor is called.
@@ -438,6 +439,7 @@ class HandBetting:
             zone.chips.clear()
         self.declared.clear()
         self.checked_facing.clear()
+        self.first_motion.clear()
         self.skip = None
         self.binding_53b.clear()
         for seat in sorted(self.held):
@@ -594,6 +596,8 @@ class HandBetting:
             )
             return
         declared = self.declared.get(seat)
+        if self._first_motion(seat, rnd, declared, new, prior, pulled):
+            return
         try:
             ruling = rnd.interpret_push(
                 seat,
@@ -602,6 +606,7 @@ class HandBetting:
                 pulled_back=pulled,
                 declared=declared,
                 no_raise="55" if seat in self.checked_facing else None,
+                last_chips_all_in=self.profile.last_chips_all_in,
             )
         except RuleError as exc:
             self.emit.alert(
@@ -612,6 +617,32 @@ class HandBetting:
             self._hold(seat, ruling)
             return
         self._apply_ruling(t, seat, ruling)
+
+    def _first_motion(
+        self,
+        seat: int,
+        rnd: BettingRound,
+        declared: Declared | None,
+        new: list[int],
+        prior: list[int],
+        pulled: list[int],
+    ) -> bool:
+        """TDA 2015 rule 42 C (a house allowing two-motion raises): "raise" declared, the
+        exact call put out in a first motion waits for the raise of the second motion; the
+        two are then judged as one declared raise (held to a minimum raise if short)."""
+        if (
+            not self.profile.two_motion_raise
+            or declared != "raise"
+            or seat != rnd.to_act
+            or pulled
+            or seat in self.first_motion
+            or self.structure == "fl"
+        ):
+            return False
+        if sum(prior) + sum(new) != rnd.bets[seat] + rnd.to_call(seat) or not rnd.to_call(seat):
+            return False
+        self.first_motion.add(seat)
+        return True
 
     def _apply_ruling(self, t: float, seat: int, ruling: PushRuling) -> None:
         rnd = self.round
@@ -698,6 +729,7 @@ class HandBetting:
                 del self.declared[other]
         self.declared.pop(action.seat, None)
         self.checked_facing.discard(action.seat)
+        self.first_motion.discard(action.seat)
 
     def _hold(self, seat: int, ruling: PushRuling) -> None:
         rnd = self.round
@@ -968,6 +1000,7 @@ class HandBetting:
         self.unsettled = set()
         self.declared = {}
         self.checked_facing = set()
+        self.first_motion = set()
         self.held = {}
         self.undercalls = {}
         self.owing = {}

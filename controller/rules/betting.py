@@ -483,6 +483,7 @@ class BettingRound:
         pulled_back: Sequence[int] = (),
         declared: Declared | None = None,
         no_raise: str | None = None,
+        last_chips_all_in: bool = True,
     ) -> PushRuling:
         """Rule on a settled push by ``seat`` with this round's state (see chips.interpret_push).
 
@@ -511,6 +512,7 @@ class BettingRound:
             raise_closed=None if block == "short" else block,
             declared=declared,
             structure=self.structure,
+            last_chips_all_in=last_chips_all_in,
         )
 
     def apply(self, seat: int, ruling: PushRuling) -> Action:

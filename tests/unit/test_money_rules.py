@@ -666,3 +666,34 @@ def test_rule_13B_a_losing_hand_mucked_at_showdown_calls_no_one() -> None:
             table.button("check")
     table.fold(2)
     assert not [a for a in table.alerts() if a.get("rule") == "13-C"]
+
+
+# -- tda-2015: its raise methods (2015 rule 42) and last chips (2015 rules 43, 46) ---------
+
+
+def test_tda_2015_rule_46_last_chips_under_half_a_raise_are_a_call() -> None:
+    # 2015 rule 46 gives every multiple-chip push facing a bet to the 50% standard (2015
+    # 43): no exception for a player's last chips (2019 45-B2 makes them an all-in).
+    stacks = {1: 10_000, 2: 10_000, 3: 10_000, 4: 350}
+    for profile, expected in (("tda-2019", ("allin", 350)), ("tda-2015", ("call", 300))):
+        table = Table(seats=(1, 2, 3, 4), button=4, stacks=stacks, profile=profile)
+        table.shuffle()
+        table.push(1, 50)
+        table.push(2, 100)
+        table.deal(HOLE4)
+        table.push(3, 100, 100, 100)  # raise to 300
+        table.push(4, 100, 100, 100, 50)  # seat 4's last 350: 50 over, under half of 200
+        last = table.events("action")[-1]
+        assert (last["action"], last["amount"]) == expected, profile
+
+
+def test_tda_2015_rule_42C_raise_declared_then_two_motions() -> None:
+    # 2015 42-C: "raise" declared, the exact call in one motion, the raise in a second one.
+    for profile, total in (("tda-2019", 400), ("tda-2015", 900)):
+        table = _on_the_flop(profile)
+        table.push(1, 200)  # seat 1 bets 200
+        table.button("raise", seat=2)  # seat 2 declares raise
+        table.push(2, 100, 100)  # first motion: the call
+        table.push(2, 500, 100, 100)  # second motion: the raise
+        raised = [a for a in table.events("action") if a["seat"] == 2][1]
+        assert (raised["action"], raised["amount"]) == ("raise", total), profile
