@@ -105,8 +105,12 @@ class HandBetting:
         straddle_multiple: int = 0,
         profile: Profile = PROFILES["tda-2019"],
         event_heads_up: bool = False,
+        missed: dict[int, int] | None = None,
     ) -> None:
         self.emit = emit
+        # Blinds missed on a house break (Campione "Gestione pause"), due as dead money.
+        self.missed = {s: m for s, m in (missed or {}).items() if s in dealt_in}
+        self.missed_paid: dict[int, int] = {}
         self.seats = seats
         self.dealt_in = list(dealt_in)
         self.pos = positions
@@ -225,6 +229,8 @@ class HandBetting:
             owed[self.pos.small_blind] += b.small_blind
         if self.pos.big_blind in owed:
             owed[self.pos.big_blind] += b.big_blind + (b.ante if b.bb_ante else 0)
+        for s, missed in self.missed.items():
+            owed[s] += missed
         return {s: min(o, self.seats[s].stack) for s, o in owed.items()}
 
     def _ante_part(self, seat: int) -> int:
@@ -243,11 +249,19 @@ class HandBetting:
         pay = max(0, min(amount, self.owed[seat], self.seats[seat].stack))
         if pay == 0:
             return
+        # Blinds missed on a house break come first: dead money, no one's bet.
+        missed = min(pay, self.missed.get(seat, 0) - self.missed_paid.get(seat, 0))
+        if missed:
+            self.missed_paid[seat] = self.missed_paid.get(seat, 0) + missed
+            self.dead += missed
+            self.seats[seat].stack -= missed
+            self.owed[seat] -= missed
+            pay -= missed
         already = self.posted[seat] + self._ante_paid(seat)
         ante_left = max(0, min(self._ante_part(seat), self.seats[seat].stack + already) - already)
         ante = min(pay, ante_left)
         blind = pay - ante
-        self.antes += ante
+        self.antes += ante + missed
         self.posted[seat] += blind
         if self.blinds.bb_ante:
             self.dead += ante
@@ -261,16 +275,18 @@ class HandBetting:
             seat=seat,
             blind=self._blind_name(seat),
             amount=blind,
-            ante=ante,
+            ante=ante + missed,
             allin=self.seats[seat].stack == 0,
             rule="RP-11" if self.blinds.bb_ante and ante else None,
+            **({"missed_blinds": missed, "house_rule": "pauses"} if missed else {}),
         )
         if not any(self.owed.values()):
             self._open_preflop()
 
     def _ante_paid(self, seat: int) -> int:
         if self.blinds.bb_ante:
-            return self.dead if seat == self.pos.big_blind else 0
+            own = self.dead - sum(self.missed_paid.values())
+            return own if seat == self.pos.big_blind else 0
         return self.contrib[seat] - self.posted[seat]
 
     def _blind_name(self, seat: int) -> str | None:
@@ -289,7 +305,7 @@ class HandBetting:
         if not self._antes_taken:
             self._antes_taken = True
             for seat, zone in self.zones.items():
-                ante = self._ante_paid(seat)
+                ante = self._ante_paid(seat) + self.missed_paid.get(seat, 0)
                 if ante:
                     _take_value(zone.chips, ante)
         order = street_order(
@@ -1115,9 +1131,12 @@ class HandBetting:
     def refund_all(self) -> dict[int, int]:
         """Abandon the hand: every chip put in goes back to its owner (the ante too)."""
         refunds = {s: c for s, c in self.contrib.items() if c}
-        if self.dead:
+        for s, chips in self.missed_paid.items():  # blinds missed on a break: dead money
+            refunds[s] = refunds.get(s, 0) + chips
+        dead = self.dead - sum(self.missed_paid.values())
+        if dead:
             bb = self.pos.big_blind
-            refunds[bb] = refunds.get(bb, 0) + self.dead
+            refunds[bb] = refunds.get(bb, 0) + dead
         for s, chips in refunds.items():
             self.seats[s].stack += chips
         self.contrib = {s: 0 for s in self.contrib}

@@ -133,6 +133,9 @@ class Profile:
     limit_raise_cap: int | None = None  # TDA 2019 48: "the house limit applies"
     limit_cap_lifted_heads_up_in_hand: bool = False  # TDA 2019 48: when the event is heads-up
     last_chips_all_in: bool = True  # TDA 2019 45-B2: a bet of the last chips is an all-in
+    # TDA 2019 30: a player away is dealt in and the hand killed. A house break that keeps
+    # the seat, deals the player out and has the missed blinds paid on return: True.
+    away_sits_out: bool = False
     two_motion_raise: bool = False  # TDA 2019 42: "2-motion raises eliminated in 2019"
     numbering: Numbering = field(default_factory=Numbering)
 
@@ -451,6 +454,7 @@ _PROFILES = (
             main_pot_first=True,
         ),
         undercall_always_full_call=True,  # "Dead Money"
+        away_sits_out=True,  # "Gestione pause": seat kept, missed blinds paid on return
         numbering=_CAMPIONE,
     ),
 )

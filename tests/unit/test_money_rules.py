@@ -11,12 +11,13 @@ from typing import Any
 
 from controller.cli import main
 from controller.engine.checkpoint import checkpoint, restore
-from controller.phh import HandMessages, build_phh
+from controller.phh import HandMessages, build_phh, split_hands
 from controller.rules.betting import house_raise_cap
 from controller.rules.chips import facing_opening_bet, undercall_ruling
 from controller.rules.pots import Pot, division_unit, split_pot, take_rake
 from controller.trace import Event
 from tests.engine_helpers import Table, ev, new_engine, run
+from tests.phh_judging import judge
 
 HOLE4 = {1: ["Ah", "Kh"], 2: ["Qd", "Jd"], 3: ["9s", "9c"], 4: ["7h", "2c"]}
 
@@ -697,3 +698,57 @@ def test_tda_2015_rule_42C_raise_declared_then_two_motions() -> None:
         table.push(2, 500, 100, 100)  # second motion: the raise
         raised = [a for a in table.events("action") if a["seat"] == 2][1]
         assert (raised["action"], raised["amount"]) == ("raise", total), profile
+
+
+# -- campione pauses ("Gestione pause") ----------------------------------------------------
+
+
+def _fold_to_big_blind(table: Table, *pushes: tuple[int, ...]) -> dict[str, Any]:
+    """One hand folded to the big blind; `pushes` are put out before the cards."""
+    table.shuffle()
+    started = table.events("hand_started")[-1]
+    sb, bb = started["small_blind_seat"], started["big_blind_seat"]
+    table.push(sb, 50)
+    table.push(bb, 100)
+    for push in pushes:
+        table.push(*push)
+    table.deal({s: HOLE4[s] for s in started["seats"]})
+    for seat in sorted(started["seats"], key=lambda s: (s <= bb, s))[:-1]:
+        table.fold(seat)
+    for seat in started["seats"]:  # the cards are collected for the next hand
+        antenna = f"seat{seat}" if seat == bb else "muck"
+        for card in HOLE4[seat]:
+            table.do(ev(t=table.step(0.01), event="tag_out", antenna=antenna, card=card))
+    return started
+
+
+def _away(table: Table, seat: int, away: bool) -> None:
+    table.do(ev(t=table.step(), event="command", name="away", seat=seat, away=away))
+
+
+def test_campione_pause_keeps_the_seat_deals_out_and_missed_blinds_are_paid_back() -> None:
+    table = Table(seats=(1, 2, 3, 4), button=4, profile="campione")
+    _away(table, 3, True)
+    for _ in range(3):  # the blinds pass seat 3 while it is on its break
+        assert 3 not in _fold_to_big_blind(table)["seats"]
+        assert table.state["seats"]["3"]["player"] == "P3"  # the seat is kept
+    assert table.stacks()[3] == 10_000
+    _away(table, 3, False)
+    started = _fold_to_big_blind(table, (3, 100, 50))  # back: the missed 50 and 100, dead
+    assert 3 in started["seats"]
+    (posted,) = [e for e in table.events("posted") if e["seat"] == 3]
+    assert (posted["ante"], posted["missed_blinds"], posted["house_rule"]) == (150, 150, "pauses")
+    assert table.stacks()[3] == 10_000 - 150
+    assert sum(table.stacks().values()) == 40_000  # the big blind won the dead money
+    assert table.events("hand_completed")[-1]["hand"] == 4
+    last = list(split_hands([(m.topic, m.payload) for m in table.out]))[-1]
+    phh = build_phh(last)
+    assert phh.text is not None
+    judge(phh.text, phh.finishing_stacks)  # the missed blinds replay as dead money (antes)
+
+
+def test_rule_30_tda_2019_away_is_dealt_in_and_the_hand_killed() -> None:
+    table = Table(seats=(1, 2, 3, 4), button=4)
+    _away(table, 3, True)
+    table.shuffle()
+    assert 3 in table.events("hand_started")[-1]["seats"]
