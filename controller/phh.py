@@ -207,8 +207,8 @@ class _Builder:
         self.last_actor = max(forced) if forced else self.n - 1
         self.folded: set[int] = set()
         self.allin: set[int] = set()
-        # seat -> (where its last action is in `actions`, the level it faced)
-        self.last_act: dict[int, tuple[int, int]] = {}
+        # seat -> (where its last action is in `actions`, the level it faced, its total before)
+        self.last_act: dict[int, tuple[int, int, int]] = {}
         # seat -> (street, chips) bound in by rule 53-B while the seat acts again
         self.committed: dict[int, tuple[int, int]] = {}
 
@@ -238,7 +238,7 @@ class _Builder:
         amount = int(e.get("amount") or 0)
         i = self.index[seat]
         self._kills_before(i)
-        self.last_act[seat] = (len(self.actions), self.level)
+        self.last_act[seat] = (len(self.actions), self.level, self.totals[self.street][seat])
         self.acted[i] = max(self.level, amount)
         totals = self.totals[self.street]
         if kind == "fold":
@@ -300,14 +300,35 @@ class _Builder:
         i = self.index.get(seat)
         if i is None or i not in self.killed or seat not in self.last_act:
             return False
-        at, faced = self.last_act[seat]
+        at, faced, before = self.last_act[seat]
         totals = self.totals[self.street]
         kept = totals[seat] - amount
+        if at == len(self.actions) - 1:
+            # No one acted after it: it folds there, and what stayed in beyond its earlier
+            # chips on the street is written as its dead money (its ante), as a forfeited
+            # undercall is.
+            self.actions[at] = f"p{i + 1} f"
+            self.contrib_ante[seat] += kept - before
+            self.antes[i] += kept - before
+            totals[seat] = before
+            self.folded.add(seat)
+            del self.killed[i]
+            self.level = max(t for s, t in totals.items())
+            self.level = max(self.level, max(self.blinds, default=0) if self.street == 0 else 0)
+            self.last_actor = self._previous_actor(at)
+            return True
         totals[seat] = kept
         self.level = max([kept, *(t for s, t in totals.items() if s != seat)])
         self.acted[i] = kept
         self.actions[at] = f"p{i + 1} cc" if kept <= faced else f"p{i + 1} cbr {kept}"
         return True
+
+    def _previous_actor(self, at: int) -> int:
+        """The player of the last action before position `at` that was a player's."""
+        for line in reversed(self.actions[:at]):
+            if line.startswith("p") and " " in line:
+                return int(line.split()[0][1:]) - 1
+        return self.last_actor
 
     def _due(self, i: int) -> bool:
         """A dead hand has a turn due in this round (it has not acted at the current level)."""
