@@ -351,6 +351,36 @@ class _Builder:
                 self.actions.append(f"p{i + 1} f")
                 del self.killed[i]
 
+    def uncontested(self) -> None:
+        """The pot went uncontested while hands that folded out of turn (58) or were killed
+        still had to fold in the file: they fold in turn order, and a player still in the
+        hand whose turn comes first checks (in the table's hand it never had to act) or,
+        when the folded hands have no turn left in the round, bets the minimum, returned
+        uncalled as they fold (the stacks stay the table's)."""
+        if not self.killed:
+            return
+        out = {self.index[s] for s in self.folded | self.allin if s in self.index}
+        turn = self.last_actor
+        for _ in range(2 * self.n):
+            if not self.killed:
+                return
+            turn = (turn + 1) % self.n
+            if turn in out:
+                continue
+            if turn in self.killed:
+                self.actions.append(f"p{turn + 1} f")
+                del self.killed[turn]
+                out.add(turn)
+            elif any(self._due(i) for i in self.killed) or self.level:
+                self.actions.append(f"p{turn + 1} cc")
+            else:
+                # The folded hands have no turn left in this round: the player still in
+                # bets (returned uncalled when they fold), so that they fold in it.
+                size = self.big_blind * (2 if self.game == "flhe" and self.street >= 2 else 1)
+                self.actions.append(f"p{turn + 1} cbr {size}")
+                self.level = size
+                self.acted[turn] = size
+
     def board_dealt(self, e: dict[str, Any]) -> None:
         street = STREETS.get(str(e.get("street")))
         if street is None:
@@ -450,6 +480,8 @@ class _Builder:
                 for key, chips in (e.get("refunds") or {}).items():
                     returned[int(key)] = returned.get(int(key), 0) + int(chips)
             elif kind == "pot_awarded":
+                if not self.awarded and e.get("reason") == "uncontested":
+                    self.uncontested()
                 self.awarded = True
                 self.raked += int(e.get("rake") or 0)
                 for key, share in (e.get("shares") or {}).items():

@@ -160,3 +160,22 @@ def test_rule_53B_binding_chips_then_a_call_replay_exactly() -> None:
     table.push(3, 500, 400)
     _checks_to_the_end(table, 3)
     _judged(table)
+
+
+def test_rule_58_everyone_else_folding_out_of_turn_ends_the_hand_in_the_file_too() -> None:
+    table = Table(seats=(1, 2, 3), button=3)
+    table.shuffle()
+    table.push(1, 50)
+    table.push(2, 100)
+    table.deal({s: HOLE4[s] for s in (1, 2, 3)})
+    table.push(3, 100)
+    table.push(1, 50)
+    table.button("check")
+    table.board("Td", "5s", "4c", burn="2d")
+    table.button("check")
+    table.button("check")  # seat 3 is to act on the flop
+    table.fold(1)  # both blinds muck out of turn: seat 3 wins without acting
+    table.fold(2)
+    assert table.events("pot_awarded")[0]["reason"] == "uncontested"
+    _phh, data = _judged(table)
+    assert data["actions"][-3:] == ["p3 cbr 100", "p1 f", "p2 f"]
