@@ -276,6 +276,22 @@ class _Builder:
         self.actions.append(f"p{i + 1} {word}")
         self.last_actor = i
 
+    def out_of_turn_money(self, e: dict[str, Any]) -> bool:
+        """Actions out of turn and the chips they move (53, 58, 15-B, 65-A), the pots' rake:
+        True when the event is wholly accounted for here."""
+        kind = e.get("type")
+        if kind == "out_of_turn":
+            self.out_of_turn(e)
+            return True
+        if kind == "uncalled_bet_returned":
+            return self.handed_back(int(e["seat"]), int(e["amount"]))
+        if kind == "pot_awarded":
+            if not self.awarded and e.get("reason") == "uncontested":
+                self.uncontested()
+            self.awarded = True
+            self.raked += int(e.get("rake") or 0)
+        return False
+
     def out_of_turn(self, e: dict[str, Any]) -> None:
         """A binding fold out of turn (rule 58): PHH has no action out of turn, so the hand
         folds when its turn comes, as a dead hand does (its chips stay in either way). A
@@ -434,6 +450,8 @@ class _Builder:
         wins = dict.fromkeys(self.order, 0)
         returned = dict.fromkeys(self.order, 0)
         for at, e in enumerate(events):
+            if self.out_of_turn_money(e):
+                continue
             kind = e.get("type")
             if kind in VOID:
                 self.problem = VOID[str(kind)]
@@ -471,19 +489,12 @@ class _Builder:
             elif kind == "procedure_violation":
                 text = f"procedure violation (rule {e.get('rule')}): {e.get('got')}"
                 self._note(e, text, error=True)
-            elif kind == "out_of_turn":
-                self.out_of_turn(e)
             elif kind == "uncalled_bet_returned":
-                if not self.handed_back(int(e["seat"]), int(e["amount"])):
-                    returned[int(e["seat"])] = returned.get(int(e["seat"]), 0) + int(e["amount"])
+                returned[int(e["seat"])] = returned.get(int(e["seat"]), 0) + int(e["amount"])
             elif kind == "bets_returned":
                 for key, chips in (e.get("refunds") or {}).items():
                     returned[int(key)] = returned.get(int(key), 0) + int(chips)
             elif kind == "pot_awarded":
-                if not self.awarded and e.get("reason") == "uncontested":
-                    self.uncontested()
-                self.awarded = True
-                self.raked += int(e.get("rake") or 0)
                 for key, share in (e.get("shares") or {}).items():
                     wins[int(key)] = wins.get(int(key), 0) + int(share)
             elif kind == "hand_completed":
