@@ -204,12 +204,15 @@ class _Builder:
         self.index = {seat: i for i, seat in enumerate(self.order)}
         self.n = len(self.order)
         self.big_blind = int(started["big_blind"])
+        self.game = str(started.get("game") or "nlhe")  # named when not no-limit
         self.blinds = [0] * self.n
         self.antes = [0] * self.n
         self.contrib_ante = dict.fromkeys(self.order, 0)
         self.errors: list[str] = []
         self.rulings: list[str] = []
         self.problem: str | None = None
+        self.awarded = False
+        self.raked = 0  # the house's rake, as the pots' `pot_awarded` say
         self._reset_deal()
 
     def _reset_deal(self) -> None:
@@ -230,6 +233,10 @@ class _Builder:
         self.last_actor = max(forced) if forced else self.n - 1
         self.folded: set[int] = set()
         self.allin: set[int] = set()
+        # seat -> (where its last action is in `actions`, the level it faced, its total before)
+        self.last_act: dict[int, tuple[int, int, int]] = {}
+        # seat -> (street, chips) bound in by rule 53-B while the seat acts again
+        self.committed: dict[int, tuple[int, int]] = {}
 
     # -- events ----------------------------------------------------------------------
 
@@ -257,6 +264,7 @@ class _Builder:
         amount = int(e.get("amount") or 0)
         i = self.index[seat]
         self._kills_before(i)
+        self.last_act[seat] = (len(self.actions), self.level, self.totals[self.street][seat])
         self.acted[i] = max(self.level, amount)
         totals = self.totals[self.street]
         if kind == "fold":
@@ -266,14 +274,26 @@ class _Builder:
             # no such action: they are written as the seat's ante (dead money in the pot, so
             # every stack replays exactly), and a ruling says so.
             forfeited = int(e.get("forfeited") or 0)
+            street, bound = self.committed.pop(seat, (-1, 0))
+            if street == self.street and bound > totals[seat]:
+                # 53-B: chips bound out of turn, then a fold: they stay in. Written, as a
+                # forfeited undercall is, as dead money (the seat's ante).
+                self.contrib_ante[seat] += bound - totals[seat]
+                self.antes[i] += bound - totals[seat]
+                self.rulings.append(
+                    f"binding out-of-turn chips forfeited (rule 53-B): seat {seat}, "
+                    f"{bound - totals[seat]}"
+                )
             if forfeited:
                 self.contrib_ante[seat] += forfeited
                 self.antes[i] += forfeited
                 self.rulings.append(f"undercall forfeited (rule 51-B): seat {seat}, {forfeited}")
         elif kind in ("check", "call") or (kind == "allin" and amount <= self.level):
+            self.committed.pop(seat, None)
             word = "cc"
             totals[seat] = amount if kind != "check" else totals[seat]
         else:
+            self.committed.pop(seat, None)
             word = f"cbr {amount}"
             totals[seat] = amount
             self.level = max(self.level, amount)
@@ -281,6 +301,76 @@ class _Builder:
             self.allin.add(seat)
         self.actions.append(f"p{i + 1} {word}")
         self.last_actor = i
+
+    def out_of_turn_money(self, e: dict[str, Any]) -> bool:
+        """Actions out of turn and the chips they move (53, 58, 15-B, 65-A), the pots' rake:
+        True when the event is wholly accounted for here."""
+        kind = e.get("type")
+        if kind == "out_of_turn":
+            self.out_of_turn(e)
+            return True
+        if kind == "uncalled_bet_returned":
+            return self.handed_back(int(e["seat"]), int(e["amount"]))
+        if kind == "pot_awarded":
+            if not self.awarded and e.get("reason") == "uncontested":
+                self.uncontested()
+            self.awarded = True
+            self.raked += int(e.get("rake") or 0)
+        return False
+
+    def out_of_turn(self, e: dict[str, Any]) -> None:
+        """A binding fold out of turn (rule 58): PHH has no action out of turn, so the hand
+        folds when its turn comes, as a dead hand does (its chips stay in either way). A
+        binding bet, call or raise out of turn is its `action` event, written in turn."""
+        seat = int(e["seat"])
+        if e.get("acts_again") and seat in self.index:
+            # 53-B: binding chips out of turn stay in while the seat acts again (below).
+            self.committed[seat] = (self.street, int(e.get("amount") or 0))
+            return
+        if e.get("action") != "fold" or e.get("status") != "binding" or seat not in self.index:
+            return
+        i = self.index[seat]
+        if seat not in self.folded and i not in self.killed:
+            self.killed[i] = self.street
+            self.rulings.append(f"binding fold out of turn (rule {e.get('rule')}): seat {seat}")
+
+    def handed_back(self, seat: int, amount: int) -> bool:
+        """An uncalled bet or raise given back as its hand left the pot out of turn (15-B,
+        65-A): the seat's last action becomes what stayed in, the part the others matched
+        (a call of the level it faced, or a smaller raise). At the award PHH returns the
+        uncalled bet itself. False when this is that return (nothing rewritten)."""
+        i = self.index.get(seat)
+        if i is None or i not in self.killed or seat not in self.last_act:
+            return False
+        at, faced, before = self.last_act[seat]
+        totals = self.totals[self.street]
+        kept = totals[seat] - amount
+        if at == len(self.actions) - 1:
+            # No one acted after it: it folds there, and what stayed in beyond its earlier
+            # chips on the street is written as its dead money (its ante), as a forfeited
+            # undercall is.
+            self.actions[at] = f"p{i + 1} f"
+            self.contrib_ante[seat] += kept - before
+            self.antes[i] += kept - before
+            totals[seat] = before
+            self.folded.add(seat)
+            del self.killed[i]
+            self.level = max(t for s, t in totals.items())
+            self.level = max(self.level, max(self.blinds, default=0) if self.street == 0 else 0)
+            self.last_actor = self._previous_actor(at)
+            return True
+        totals[seat] = kept
+        self.level = max([kept, *(t for s, t in totals.items() if s != seat)])
+        self.acted[i] = kept
+        self.actions[at] = f"p{i + 1} cc" if kept <= faced else f"p{i + 1} cbr {kept}"
+        return True
+
+    def _previous_actor(self, at: int) -> int:
+        """The player of the last action before position `at` that was a player's."""
+        for line in reversed(self.actions[:at]):
+            if line.startswith("p") and " " in line:
+                return int(line.split()[0][1:]) - 1
+        return self.last_actor
 
     def _due(self, i: int) -> bool:
         """A dead hand has a turn due in this round (it has not acted at the current level)."""
@@ -302,6 +392,36 @@ class _Builder:
             if self._due(i):
                 self.actions.append(f"p{i + 1} f")
                 del self.killed[i]
+
+    def uncontested(self) -> None:
+        """The pot went uncontested while hands that folded out of turn (58) or were killed
+        still had to fold in the file: they fold in turn order, and a player still in the
+        hand whose turn comes first checks (in the table's hand it never had to act) or,
+        when the folded hands have no turn left in the round, bets the minimum, returned
+        uncalled as they fold (the stacks stay the table's)."""
+        if not self.killed:
+            return
+        out = {self.index[s] for s in self.folded | self.allin if s in self.index}
+        turn = self.last_actor
+        for _ in range(2 * self.n):
+            if not self.killed:
+                return
+            turn = (turn + 1) % self.n
+            if turn in out:
+                continue
+            if turn in self.killed:
+                self.actions.append(f"p{turn + 1} f")
+                del self.killed[turn]
+                out.add(turn)
+            elif any(self._due(i) for i in self.killed) or self.level:
+                self.actions.append(f"p{turn + 1} cc")
+            else:
+                # The folded hands have no turn left in this round: the player still in
+                # bets (returned uncalled when they fold), so that they fold in it.
+                size = self.big_blind * (2 if self.game == "flhe" and self.street >= 2 else 1)
+                self.actions.append(f"p{turn + 1} cbr {size}")
+                self.level = size
+                self.acted[turn] = size
 
     def board_dealt(self, e: dict[str, Any]) -> None:
         street = STREETS.get(str(e.get("street")))
@@ -354,6 +474,8 @@ class _Builder:
         events = self.hand.events
         money = _Money(self.order)
         for at, e in enumerate(events):
+            if self.out_of_turn_money(e):
+                continue
             kind = e.get("type")
             if kind in VOID:
                 self.problem = VOID[str(kind)]
@@ -424,6 +546,9 @@ class _Builder:
             "awarded": sum(wins.values()),
             "returned": sum(returned.values()),
         }
+        if self.problem is None and not self.awarded:
+            # Ended with no pot awarded (abandoned: every chip went back, rule 1).
+            self.problem = "no pot was awarded: the hand was abandoned and its chips returned"
         if self.problem is None and any(seat not in final for seat in self.order):
             self.problem = "hand_completed does not give every dealt-in seat's stack"
         starting = [
@@ -444,10 +569,15 @@ class _Builder:
             antes.reverse()
             blinds.reverse()
         fields: list[tuple[str, Any]] = [
-            ("variant", "NT"),
+            ("variant", "FT" if self.game == "flhe" else "NT"),
             ("antes", antes),
             ("blinds_or_straddles", blinds),
-            ("min_bet", self.big_blind),
+        ]
+        if self.game == "flhe":  # fixed limit: a small bet pre-flop and flop, then double
+            fields += [("small_bet", self.big_blind), ("big_bet", 2 * self.big_blind)]
+        else:
+            fields.append(("min_bet", self.big_blind))
+        fields += [
             ("starting_stacks", starting),
             ("actions", deal + self.actions),
             ("hand", hand.hand),
@@ -469,9 +599,12 @@ class _Builder:
             ("_last_seq", last),
             ("_button_seat", self.button),
         ]
-        rake = sum(put_in.values()) - sum(wins.values()) - sum(returned.values())
-        if rake > 0:  # the house's rake (campione): PHH has no field for it
-            fields.append(("_rake", rake))
+        if self.game == "plhe":
+            # PHH has no pot-limit hold'em: the hand is written as no-limit (every pot-limit
+            # action is a legal no-limit one, so it replays exactly) and says it was not.
+            fields.append(("_betting_structure", "pot-limit"))
+        if self.raked:  # the house's rake (campione), pot by pot: PHH has no field for it
+            fields.append(("_rake", self.raked))
         if self.errors:
             fields.append(("_dealing_errors", self.errors))
         if self.rulings:

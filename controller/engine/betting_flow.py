@@ -105,8 +105,12 @@ class HandBetting:
         straddle_multiple: int = 0,
         profile: Profile = PROFILES["tda-2019"],
         event_heads_up: bool = False,
+        missed: dict[int, int] | None = None,
     ) -> None:
         self.emit = emit
+        # Blinds missed on a house break (Campione "Gestione pause"), due as dead money.
+        self.missed = {s: m for s, m in (missed or {}).items() if s in dealt_in}
+        self.missed_paid: dict[int, int] = {}
         self.seats = seats
         self.dealt_in = list(dealt_in)
         self.pos = positions
@@ -121,6 +125,8 @@ class HandBetting:
         self.rake = 0  # the house's rake taken from this hand's pots, once awarded
         # Undercalls left to the floor (51-B): seat -> the chips put out, forfeited on a fold.
         self.undercalls: dict[int, int] = {}
+        # Rule 13-C: seats whose best hand went to the muck at showdown (the floor is called).
+        self.muck_disputed: set[int] = set()
         # Chips still owed on a counted action (the `action` event's `owed`): seat -> (street
         # index, chips). They are absorbed as they come, not read as a new push.
         self.owing: dict[int, tuple[int, int]] = {}
@@ -129,6 +135,9 @@ class HandBetting:
         self.zones: dict[int, Zone] = {s: Zone() for s in dealt_in}
         self.unsettled: set[int] = set()  # zones with chips moved since their last settle
         self.declared: dict[int, Declared] = {}
+        # Rule 55: seats that declared check facing a bet on this street: call or fold only.
+        self.checked_facing: set[int] = set()
+        self.first_motion: set[int] = set()  # TDA 2015 42 C: the call out, the raise to come
         self.held: dict[int, Held] = {}
         # Rule 53-B: out-of-turn actions while one seat is skipped (street, seat, kinds, by
         # whom); once they amount to substantial action they bind, and the floor is called.
@@ -220,6 +229,8 @@ class HandBetting:
             owed[self.pos.small_blind] += b.small_blind
         if self.pos.big_blind in owed:
             owed[self.pos.big_blind] += b.big_blind + (b.ante if b.bb_ante else 0)
+        for s, missed in self.missed.items():
+            owed[s] += missed
         return {s: min(o, self.seats[s].stack) for s, o in owed.items()}
 
     def _ante_part(self, seat: int) -> int:
@@ -238,11 +249,19 @@ class HandBetting:
         pay = max(0, min(amount, self.owed[seat], self.seats[seat].stack))
         if pay == 0:
             return
+        # Blinds missed on a house break come first: dead money, no one's bet.
+        missed = min(pay, self.missed.get(seat, 0) - self.missed_paid.get(seat, 0))
+        if missed:
+            self.missed_paid[seat] = self.missed_paid.get(seat, 0) + missed
+            self.dead += missed
+            self.seats[seat].stack -= missed
+            self.owed[seat] -= missed
+            pay -= missed
         already = self.posted[seat] + self._ante_paid(seat)
         ante_left = max(0, min(self._ante_part(seat), self.seats[seat].stack + already) - already)
         ante = min(pay, ante_left)
         blind = pay - ante
-        self.antes += ante
+        self.antes += ante + missed
         self.posted[seat] += blind
         if self.blinds.bb_ante:
             self.dead += ante
@@ -256,16 +275,18 @@ class HandBetting:
             seat=seat,
             blind=self._blind_name(seat),
             amount=blind,
-            ante=ante,
+            ante=ante + missed,
             allin=self.seats[seat].stack == 0,
             rule="RP-11" if self.blinds.bb_ante and ante else None,
+            **({"missed_blinds": missed, "house_rule": "pauses"} if missed else {}),
         )
         if not any(self.owed.values()):
             self._open_preflop()
 
     def _ante_paid(self, seat: int) -> int:
         if self.blinds.bb_ante:
-            return self.dead if seat == self.pos.big_blind else 0
+            own = self.dead - sum(self.missed_paid.values())
+            return own if seat == self.pos.big_blind else 0
         return self.contrib[seat] - self.posted[seat]
 
     def _blind_name(self, seat: int) -> str | None:
@@ -284,7 +305,7 @@ class HandBetting:
         if not self._antes_taken:
             self._antes_taken = True
             for seat, zone in self.zones.items():
-                ante = self._ante_paid(seat)
+                ante = self._ante_paid(seat) + self.missed_paid.get(seat, 0)
                 if ante:
                     _take_value(zone.chips, ante)
         order = street_order(
@@ -433,6 +454,8 @@ class HandBetting:
         for zone in self.zones.values():
             zone.chips.clear()
         self.declared.clear()
+        self.checked_facing.clear()
+        self.first_motion.clear()
         self.skip = None
         self.binding_53b.clear()
         for seat in sorted(self.held):
@@ -589,9 +612,17 @@ class HandBetting:
             )
             return
         declared = self.declared.get(seat)
+        if self._first_motion(seat, rnd, declared, new, prior, pulled):
+            return
         try:
             ruling = rnd.interpret_push(
-                seat, new_chips=new, prior_chips=prior, pulled_back=pulled, declared=declared
+                seat,
+                new_chips=new,
+                prior_chips=prior,
+                pulled_back=pulled,
+                declared=declared,
+                no_raise="55" if seat in self.checked_facing else None,
+                last_chips_all_in=self.profile.last_chips_all_in,
             )
         except RuleError as exc:
             self.emit.alert(
@@ -602,6 +633,32 @@ class HandBetting:
             self._hold(seat, ruling)
             return
         self._apply_ruling(t, seat, ruling)
+
+    def _first_motion(
+        self,
+        seat: int,
+        rnd: BettingRound,
+        declared: Declared | None,
+        new: list[int],
+        prior: list[int],
+        pulled: list[int],
+    ) -> bool:
+        """TDA 2015 rule 42 C (a house allowing two-motion raises): "raise" declared, the
+        exact call put out in a first motion waits for the raise of the second motion; the
+        two are then judged as one declared raise (held to a minimum raise if short)."""
+        if (
+            not self.profile.two_motion_raise
+            or declared != "raise"
+            or seat != rnd.to_act
+            or pulled
+            or seat in self.first_motion
+            or self.structure == "fl"
+        ):
+            return False
+        if sum(prior) + sum(new) != rnd.bets[seat] + rnd.to_call(seat) or not rnd.to_call(seat):
+            return False
+        self.first_motion.add(seat)
+        return True
 
     def _apply_ruling(self, t: float, seat: int, ruling: PushRuling) -> None:
         rnd = self.round
@@ -687,6 +744,8 @@ class HandBetting:
             for other in [s for s in self.declared if s != action.seat]:
                 del self.declared[other]
         self.declared.pop(action.seat, None)
+        self.checked_facing.discard(action.seat)
+        self.first_motion.discard(action.seat)
 
     def _hold(self, seat: int, ruling: PushRuling) -> None:
         rnd = self.round
@@ -742,10 +801,14 @@ class HandBetting:
         try:
             action = self.round.check(seat)
         except RuleError as exc:
+            facing = exc.rule == "55"
+            if facing:
+                self.checked_facing.add(seat)  # it may call or fold, never raise (55)
             self.emit.alert(
                 "check_refused",
                 "warning",
-                f"seat {seat} cannot check: {exc}",
+                f"seat {seat} cannot check: {exc}"
+                + ("; having declared check it may call or fold, not raise" if facing else ""),
                 seat=seat,
                 rule=exc.rule,
             )
@@ -785,6 +848,7 @@ class HandBetting:
                     rule="16",
                 )
                 return
+            self._best_hand_mucked(seat)
             self.live.discard(seat)
             self.emit.event("hand_mucked", seat=seat, rule="13-B")
             if len(self.live) == 1:
@@ -824,6 +888,7 @@ class HandBetting:
         )
         if rnd is not None and seat in rnd.behind and seat not in rnd.folded:
             self._after_skipped_seat(seat, "fold")
+            self._return_uncalled(seat, "15-B")
             rnd.folded.add(seat)
         self.live.discard(seat)
         self.held.pop(seat, None)
@@ -841,6 +906,7 @@ class HandBetting:
             return
         rnd = self.round
         if rnd is not None and seat in rnd.behind and seat not in rnd.folded:
+            self._return_uncalled(seat, "65-A")
             rnd.folded.add(seat)
         self.live.discard(seat)
         self.held.pop(seat, None)
@@ -849,6 +915,75 @@ class HandBetting:
         # During posting the killed seat's blinds and antes are still due (rules 30, 71-C):
         # the dealer posts them and they go to the pot.
         self._after_change(t)
+
+    def _commit_53b(self, seat: int, held: Held) -> None:
+        """Rule 53-B: an action out of turn made binding by substantial action stays in even
+        when the skipped seat's own action (a raise the floor allowed) changed the bet: its
+        chips stay in the pot and the seat acts again facing the new bet (call, raise or
+        fold, its chips forfeited on a fold)."""
+        rnd = self.round
+        assert rnd is not None
+        total = held.action.total or 0
+        add = max(0, min(total, rnd.bets[seat] + rnd.behind[seat]) - rnd.bets[seat])
+        if add:
+            rnd.bets[seat] += add
+            rnd.behind[seat] -= add
+            self.seats[seat].stack -= add
+            self.contrib[seat] += add
+        self.emit.event(
+            "out_of_turn",
+            seat=seat,
+            action=held.action.kind,
+            amount=rnd.bets[seat],
+            status="binding",
+            reason="binding: substantial action out of turn (53-B); the skipped seat changed "
+            "the action, so the seat acts again, its chips staying in",
+            to_act=seat,
+            rule="53-B",
+            acts_again=True,
+        )
+
+    def _best_hand_mucked(self, seat: int) -> None:
+        """Rule 13-C: a properly tabled winner cannot be killed. The antennas cannot see a
+        hand turned face up, so a hand going to the muck at showdown that beats every other
+        hand read calls the floor (it may have been tabled and swept by mistake)."""
+        if self.phase != "showdown" or self._unreadable():
+            return
+        board = self.board()
+        ranks = {s: evaluate([*self.hole(s), *board]) for s in self.live}
+        if any(ranks[o] >= ranks[seat] for o in ranks if o != seat):
+            return
+        self.muck_disputed.add(seat)
+        self.emit.alert(
+            "floor_needed",
+            "critical",
+            f"seat {seat}'s hand went to the muck at showdown, and it was the best hand read: "
+            "if it was tabled it cannot be killed and wins; the floor rules",
+            seat=seat,
+            rule="13-C",
+        )
+
+    def _return_uncalled(self, seat: int, rule: str) -> None:
+        """A hand leaving the pot out of turn (a binding fold, 58; cards discarded, 15-B;
+        killed, 65-A) gets back the part of its bet or raise no one has called; the bet the
+        others face goes back to the largest one still standing (no call is invented)."""
+        rnd = self.round
+        if self.phase != "betting" or rnd is None:
+            return
+        others = max((b for s, b in rnd.bets.items() if s != seat), default=0)
+        back = rnd.bets[seat] - others
+        if back <= 0:
+            return
+        rnd.bets[seat] -= back
+        rnd.behind[seat] += back
+        self.seats[seat].stack += back
+        self.contrib[seat] -= back
+        rnd.current_bet = max(others, rnd.blind_level)
+        if self.last_aggressor == seat:
+            self.last_aggressor = None
+        if self.river_aggressor == seat:
+            self.river_aggressor = None
+        self.emit.event("uncalled_bet_returned", seat=seat, amount=back, rule=rule)
 
     def opening(self) -> Opening:
         """What `return_to` needs to undo every action since the first round opened."""
@@ -880,6 +1015,8 @@ class HandBetting:
             self.seats[s].stack = stack
         self.unsettled = set()
         self.declared = {}
+        self.checked_facing = set()
+        self.first_motion = set()
         self.held = {}
         self.undercalls = {}
         self.owing = {}
@@ -931,9 +1068,10 @@ class HandBetting:
             resolution = rnd.resolve_out_of_turn(held.action)
             if seat in self.binding_53b:
                 self.binding_53b.discard(seat)
-                resolution = _binding_53b(resolution)
                 if not resolution.binding:
-                    self.skipped_found.append((seat, []))  # the floor rules (53-B)
+                    self._commit_53b(seat, held)
+                    continue
+                resolution = _binding_53b(resolution)
             self.emit.event(
                 "out_of_turn",
                 seat=seat,
@@ -993,9 +1131,12 @@ class HandBetting:
     def refund_all(self) -> dict[int, int]:
         """Abandon the hand: every chip put in goes back to its owner (the ante too)."""
         refunds = {s: c for s, c in self.contrib.items() if c}
-        if self.dead:
+        for s, chips in self.missed_paid.items():  # blinds missed on a break: dead money
+            refunds[s] = refunds.get(s, 0) + chips
+        dead = self.dead - sum(self.missed_paid.values())
+        if dead:
             bb = self.pos.big_blind
-            refunds[bb] = refunds.get(bb, 0) + self.dead
+            refunds[bb] = refunds.get(bb, 0) + dead
         for s, chips in refunds.items():
             self.seats[s].stack += chips
         self.contrib = {s: 0 for s in self.contrib}
@@ -1102,10 +1243,5 @@ def _take_value(chips: dict[str, int], amount: int) -> None:
 
 def _binding_53b(resolution: OOTResolution) -> OOTResolution:
     """Rule 53-B: an action out of turn made binding by substantial action after a skipped
-    seat stands; only if the skipped seat's own action changed it does the floor rule (the
-    chips come back meanwhile, as under 53-A)."""
-    if resolution.binding:
-        return OOTResolution(True, "53-B", "binding: substantial action out of turn (53-B)")
-    return OOTResolution(
-        False, "53-B", f"{resolution.reason}, by the skipped seat: the floor rules (53-B)"
-    )
+    seat stands (where the skipped seat changed the bet, see `HandBetting._commit_53b`)."""
+    return OOTResolution(True, "53-B", "binding: substantial action out of turn (53-B)")

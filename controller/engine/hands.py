@@ -58,6 +58,10 @@ def start_hand(table: Table, trigger: str) -> None:
     if table.hand is not None:
         complete_hand(table)
     players = table.eligible()
+    on_break: list[int] = []
+    if table.profile.away_sits_out:  # Campione "Gestione pause": not dealt in
+        on_break = [s for s in players if table.seats[s].away]
+        players = [s for s in players if s not in on_break]
     if len(players) < 2:
         table.alert(
             "hand_not_started",
@@ -66,9 +70,12 @@ def start_hand(table: Table, trigger: str) -> None:
             trigger=trigger,
         )
         return
+    previous = table.last_positions
     pos = _positions(table, players)
     n = table.spec.seats
     dealt_in = [s for s in players if not (table.seats[s].new and waits_for_button(s, pos, n))]
+    if len(dealt_in) >= 2 and previous is not None:
+        _blinds_passed(table, on_break, previous, pos)
     if len(dealt_in) < 2:
         table.alert(
             "hand_not_started",
@@ -80,6 +87,38 @@ def start_hand(table: Table, trigger: str) -> None:
     hand = _open(table, pos, dealt_in, trigger)
     _take_early_chips(table, hand)
     _left_on_table(table, trigger)
+
+
+def _passed(seat: int, before: int | None, now: int | None) -> bool:
+    """The blind moved clockwise from `before` to `now` over `seat`."""
+    if before is None or now is None or before == now:
+        return False
+    return 0 < (seat - before) % 100 < (now - before) % 100
+
+
+def _blinds_passed(table: Table, on_break: list[int], before: Positions, now: Positions) -> None:
+    """Campione "Gestione pause": a player on a break pays the blinds missed meanwhile."""
+    for seat in on_break:
+        small, big = table.missed_blinds.get(seat, (False, False))
+        small = small or _passed(seat, before.small_blind, now.small_blind)
+        big = big or _passed(seat, before.big_blind, now.big_blind)
+        if small or big:
+            table.missed_blinds[seat] = (small, big)
+
+
+def _missed(table: Table, dealt_in: list[int], pos: Positions) -> dict[int, int]:
+    """What each seat back from a break owes for the blinds it missed (dead money), less
+    a blind it posts in this hand anyway."""
+    owed: dict[int, int] = {}
+    level = table.level
+    for seat in dealt_in:
+        small, big = table.missed_blinds.pop(seat, (False, False))
+        amount = (level.small_blind if small else 0) + (level.big_blind if big else 0)
+        if seat == pos.big_blind:
+            amount -= level.big_blind if big else 0
+        if amount > 0:
+            owed[seat] = amount
+    return owed
 
 
 def _positions(table: Table, players: list[int]) -> Positions:
@@ -143,6 +182,7 @@ def _open(table: Table, pos: Positions, dealt_in: list[int], trigger: str) -> Ha
         straddle_multiple=straddle.multiple if straddle else 0,
         profile=table.profile,
         event_heads_up=level.event_heads_up,
+        missed=_missed(table, dealt_in, pos),
     )
     if table.hand_for_hand:
         hand.betting.face_down = "wait"  # RP-8 F

@@ -86,6 +86,8 @@ class Table:
         self.hand_for_hand = False
         self.offline: set[str] = set()  # devices reported offline (journaled `device` events)
         self.penalties: dict[int, int] = {}  # seat -> hands still to miss (rule 71)
+        # A house break (away_sits_out): seat -> (small blind missed, big blind missed)
+        self.missed_blinds: dict[int, tuple[bool, bool]] = {}
         self.rejected: str | None = None  # why the command being applied was refused
         self.hole_reads = 0  # counts hole-card changes (the dealing flow skips idle checks)
         self.lifted = ""  # the antenna of the card that started a hand (first_card trigger)

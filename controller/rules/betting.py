@@ -483,8 +483,13 @@ class BettingRound:
         prior_chips: Sequence[int] = (),
         pulled_back: Sequence[int] = (),
         declared: Declared | None = None,
+        no_raise: str | None = None,
+        last_chips_all_in: bool = True,
     ) -> PushRuling:
-        """Rule on a settled push by ``seat`` with this round's state (see chips.interpret_push)."""
+        """Rule on a settled push by ``seat`` with this round's state (see chips.interpret_push).
+
+        ``no_raise``: a rule that keeps this seat from raising whatever the round allows
+        (``"55"``: it declared check facing a bet, so it may only call or fold)."""
         if self.structure == "pl":
             max_total: int | None = self.pot_limit_max(seat)
         elif self.structure == "fl":
@@ -492,6 +497,8 @@ class BettingRound:
         else:
             max_total = None
         block = self.raise_block(seat)
+        if no_raise is not None and block in (None, "uncalled"):
+            block = no_raise
         return interpret_push(
             current_bet=self.current_bet,
             already_in=self.bets[seat],
@@ -506,6 +513,7 @@ class BettingRound:
             raise_closed=None if block == "short" else block,
             declared=declared,
             structure=self.structure,
+            last_chips_all_in=last_chips_all_in,
         )
 
     def apply(self, seat: int, ruling: PushRuling) -> Action:

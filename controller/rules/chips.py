@@ -100,6 +100,7 @@ def interpret_push(
     raise_closed: str | None = None,
     declared: Declared | None = None,
     structure: Structure = "nl",
+    last_chips_all_in: bool = True,
 ) -> PushRuling:
     """Rule on one settled push of chips by the seat whose turn it is.
 
@@ -114,6 +115,8 @@ def interpret_push(
     raise total, None in no-limit. ``raise_closed``: the rule forbidding a raise for
     this seat ("47-A" not re-opened, "48" cap, "uncalled" no one left to call), or None.
     ``declared``: a raise/all-in declared before the chips (all-in button, panel).
+    ``last_chips_all_in``: a push of the last chips is an all-in whatever its size (TDA 2019
+    45-B2); False (TDA 2015 rules 43, 46) holds it to the 50% standard like any push.
     """
     _check_chips("prior_chips", prior_chips)
     _check_chips("pulled_back", pulled_back)
@@ -151,6 +154,7 @@ def interpret_push(
         physical=brought_in + sum(left) + pushed,
         allin=pushed == available and available > 0,
         min_total=min_total,
+        last_chips_all_in=last_chips_all_in,
     )
     if declared is not None:
         return push.as_declared(declared)  # rules 40-A, 43-A, 44, 45-A, 51-A, 55-B
@@ -183,6 +187,7 @@ class _Push:
     physical: int  # the seat's total in front, as the chips now lie
     allin: bool  # the push put out every chip the seat had behind
     min_total: int  # the smallest full bet/raise total
+    last_chips_all_in: bool = True  # 45-B2 (TDA 2019); TDA 2015 has no such exception
     rules: list[str] = field(default_factory=list)
 
     @property
@@ -247,7 +252,8 @@ class _Push:
 
     def fifty_percent(self) -> PushRuling:
         """Rules 43-A / 45-B: a raise of 50% or more of a full raise is held to a full raise."""
-        if self.allin:
+        half = 2 * (self.physical - self.current_bet) >= self.min_increment
+        if self.allin and (self.last_chips_all_in or half or self.physical >= self.min_total):
             self.rules.append("45-B2")
             return self.as_raise(self.physical, "45-B2" if self.physical < self.min_total else None)
         if self.physical >= self.min_total:

@@ -75,9 +75,16 @@ INDEX: tuple[Entry, ...] = (
     ),
     Entry("13-B", "A hand mucked at showdown is dead", (f"{_BET}.fold",)),
     Entry(
+        "13-C",
+        "A tabled winner cannot be killed: the antennas cannot see a tabled hand, so a hand "
+        "mucked at showdown that was the best hand read calls the floor (`floor_needed`)",
+        (f"{_BET}._best_hand_mucked",),
+    ),
+    Entry(
         "15-B",
-        "The uncalled bet goes back to its owner",
-        ("controller.rules.pots:uncalled", f"{_BET}.award"),
+        "The uncalled bet goes back to its owner, also a bettor who discards before the others "
+        "act (its uncalled part at once; the others face the largest bet still standing)",
+        ("controller.rules.pots:uncalled", f"{_BET}.award", f"{_BET}._return_uncalled"),
     ),
     Entry(
         "16",
@@ -372,14 +379,29 @@ INDEX: tuple[Entry, ...] = (
         "Pot limit: a short all-in big blind counts as a full blind",
         (f"{_ROUND}.pot_limit_max",),
     ),
-    Entry("55", "No check facing a bet", (f"{_ROUND}.verify_check",)),
+    Entry(
+        "55",
+        "No check facing a bet; a seat that declared check facing a bet may call or fold, "
+        "never raise (its push is held to a call)",
+        (f"{_ROUND}.verify_check", f"{_ROUND}.interpret_push", f"{_BET}.check"),
+    ),
     Entry("55-A", "A call facing no bet is a check", (f"{_ROUND}.call",)),
     Entry(
         "55-B",
         "A raise declared facing no bet is at least the minimum bet",
         (f"{_PUSH}.as_declared",),
     ),
-    Entry("58", "A fold out of turn, or facing no bet, is binding", (f"{_BET}.fold",)),
+    Entry(
+        "58",
+        "A fold out of turn, or facing no bet, is binding; an uncalled bet of the folded hand "
+        "goes back (15-B)",
+        (f"{_BET}.fold", f"{_BET}._return_uncalled"),
+    ),
+    Entry(
+        "65-A",
+        "A hand killed with a bet or raise not yet called: the uncalled amount goes back",
+        (f"{_BET}.kill", f"{_BET}._return_uncalled"),
+    ),
     Entry(
         "71A",
         "Penalties are given in hands or rounds",

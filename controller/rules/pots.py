@@ -152,12 +152,13 @@ def award(
 
     ``hands`` holds the rank of each hand still live at showdown; a pot with a
     single eligible seat goes to it without a hand. Each pot is split on its
-    own (rule 21) with odd chips per :func:`split_pot` (rule 20-A).
+    own (rule 21) with odd chips per :func:`split_pot` (rule 20-A). A pot left empty (a
+    house rake took all of it) is still awarded, its winners' shares 0.
     """
     awards: list[Award] = []
     for index in range(len(pots) - 1, -1, -1):
         pot = pots[index]
-        if pot.amount == 0:
+        if not pot.eligible:
             continue
         if len(pot.eligible) == 1:
             winners: tuple[int, ...] = pot.eligible
@@ -167,8 +168,12 @@ def award(
                 raise RuleError(f"pot {index}: no eligible hand at showdown")
             best = max(hands[s] for s in contenders)
             winners = tuple(s for s in contenders if hands[s] == best)
-        shares = split_pot(
-            pot.amount, winners, seats_left_of_button, odd_unit, rest_to_first=rest_to_first
+        shares = (
+            split_pot(
+                pot.amount, winners, seats_left_of_button, odd_unit, rest_to_first=rest_to_first
+            )
+            if pot.amount
+            else dict.fromkeys(winners, 0)  # a pot the house's rake took whole: still awarded
         )
         ordered = tuple(sorted(winners, key=list(seats_left_of_button).index))
         awards.append(Award(index, pot.amount, ordered, shares))

@@ -128,6 +128,11 @@ class Profile:
     undercall_always_full_call: bool = False  # TDA 2019 51-B: only heads-up or vs the opener
     limit_raise_cap: int | None = None  # TDA 2019 48: "the house limit applies"
     limit_cap_lifted_heads_up_in_hand: bool = False  # TDA 2019 48: when the event is heads-up
+    last_chips_all_in: bool = True  # TDA 2019 45-B2: a bet of the last chips is an all-in
+    # TDA 2019 30: a player away is dealt in and the hand killed. A house break that keeps
+    # the seat, deals the player out and has the missed blinds paid on return: True.
+    away_sits_out: bool = False
+    two_motion_raise: bool = False  # TDA 2019 42: "2-motion raises eliminated in 2019"
     numbering: Numbering = field(default_factory=Numbering)
 
     @property
@@ -389,6 +394,10 @@ _PROFILES = (
         source="Poker TDA, 2015 Rules, Italian translation (C. Scalzi, F. Stefanini)",
         # 2015 rule 22: riffle, shuffler button or dealer change: same as 2019 23.
         # 2015 rules 34 + 35: misdeal until substantial action, same as 2019.
+        # 2015 rule 46 (2019's 45): every multiple-chip push to the 50% standard of 2015 43,
+        # last chips included (no 45-B2); 2015 43-A: under 50% "si tratta di un call".
+        last_chips_all_in=False,
+        two_motion_raise=True,  # 2015 rule 42 C: "raise", the call, then the raise
         numbering=_TDA2015,
     ),
     Profile(
@@ -433,6 +442,7 @@ _PROFILES = (
             main_pot_first=True,
         ),
         undercall_always_full_call=True,  # "Dead Money"
+        away_sits_out=True,  # "Gestione pause": seat kept, missed blinds paid on return
         numbering=_CAMPIONE,
     ),
 )

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 import pytest
 
+from controller.phh import build_phh, split_hands
 from tests.oracle import (
     EngineResult,
     OracleAction,
@@ -14,7 +15,9 @@ from tests.oracle import (
     generate_hands,
     replay_engine,
     replay_pokerkit,
+    seat_of,
 )
+from tests.phh_judging import hand_figures, judge
 
 SEED = 20_261_122
 HANDS = 1_000
@@ -142,3 +145,22 @@ def test_hands_with_antes_equal_pokerkits() -> None:
     assert not wrong, f"{len(wrong)} of {len(played)} hands with antes disagree:\n{report}"
     assert not [a for p in played for a in p.engine.critical]
     assert sum(1 for p in played if p.hand.bb_ante) > 30
+
+
+def test_pokerkit_judges_every_hand_strictly(played: list[Played]) -> None:
+    """Every completed hand exported to PHH and replayed strictly by pokerkit
+    (tests/phh_judging.py): no repair, the real starting stacks, the engine's final stacks."""
+    for p in played:
+        (hand,) = split_hands([(m.topic, m.payload) for m in p.engine.messages])
+        phh = build_phh(hand)
+        assert phh.text is not None, phh.problem
+        odd, rake = hand_figures(hand.events)
+        seats = [seat_of(i) for i in range(p.hand.players)]
+        starting = dict(zip(seats, p.hand.starting_stacks, strict=True))
+        judge(
+            phh.text,
+            phh.finishing_stacks,
+            starting=[starting[s] for s in phh.seats],
+            odd_chips=odd,
+            rake=rake,
+        )

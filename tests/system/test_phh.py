@@ -33,6 +33,7 @@ from tests.hand_finisher import finish_hand
 from tests.liveness_finisher import finish_with_the_floor
 from tests.oracle import seat_of
 from tests.phh_hands import PhhCase, generate_cases, run_engine
+from tests.phh_judging import hand_figures, judge
 from tests.table_rig import tablectl
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -304,3 +305,23 @@ def test_export_phh_command_writes_one_file_per_completed_hand(tmp_path: Path) -
         finishing = json.loads(_field(text, "finishing_stacks"))
         assert list(replayed.stacks) == finishing
     assert "3 hand(s) written" in done.stdout
+
+
+def test_1000_simulated_hands_pass_the_strict_pokerkit_judge(
+    cases: list[tuple[PhhCase, list[Message], tuple[int, ...]]],
+) -> None:
+    """The same hands, table and room exports, replayed strictly (tests/phh_judging.py):
+    each action applied as written, no repair of a refused one."""
+    for case, messages, _stacks in cases:
+        events = [m.payload for m in messages if m.topic == "events"]
+        odd, rake = hand_figures(events)
+        starting = {seat_of(p): s for p, s in enumerate(case.hand.starting_stacks)}
+        for phh in _exports(messages):
+            assert phh.text is not None, (case.hand.index, phh.problem)
+            judge(
+                phh.text,
+                phh.finishing_stacks,
+                starting=[starting[s] for s in phh.seats],
+                odd_chips=odd,
+                rake=rake,
+            )

@@ -367,17 +367,29 @@ def test_rule_53B_substantial_action_out_of_turn_binds_and_calls_the_floor() -> 
     assert t.actions()[-2:] == [(4, "call", 600, None), (5, "call", 600, None)]
 
 
-def test_rule_53B_the_skipped_seat_raising_returns_the_action_and_calls_the_floor() -> None:
+def test_rule_53B_the_skipped_seat_raising_keeps_the_binding_chips_in_and_oot_acts_again() -> None:
     t = _skipped_seat_4()
     t.fold(6)
     _with_floor(t)
     t.do(ev(t=t.step(), event="badge", uid=FLOOR))  # the floor is here
-    t.push(4, 500, 500, 500)  # the skipped seat raises to 1500
+    t.push(4, 500, 500, 500)  # the floor let the skipped seat raise: to 1500
     last = t.events("out_of_turn")[-1]
-    assert (last["seat"], last["status"], last["rule"]) == (5, "returnable", "53-B")
-    assert "the floor rules" in last["reason"]
-    assert t.engine.floor_called
-    assert t.state["to_act"] == 5  # seat 5 has all options again meanwhile
+    assert (last["seat"], last["status"], last["rule"]) == (5, "binding", "53-B")
+    assert last["acts_again"] and last["amount"] == 600
+    assert t.state["to_act"] == 5  # seat 5 acts again facing 1500, its 600 staying in
+    assert t.stacks()[5] == 10_000 - 600
+    t.fold(5)  # it folds: the 600 stay in the pot
+    assert t.stacks()[5] == 10_000 - 600
+    assert t.state["to_act"] == 1
+
+
+def test_rule_53B_the_oot_seat_acting_again_calls_the_rest() -> None:
+    t = _skipped_seat_4()
+    t.fold(6)
+    t.push(4, 500, 500, 500)
+    t.push(5, 500, 400)  # 900 more: a call of 1500
+    assert t.actions()[-1] == (5, "call", 1500, None)
+    assert t.stacks()[5] == 10_000 - 1500
 
 
 def test_rule_53B_the_floor_ruling_closes_the_skipped_hand() -> None:

@@ -11,12 +11,13 @@ from typing import Any
 
 from controller.engine.checkpoint import checkpoint, restore
 from controller.inputs import Event
-from controller.phh import HandMessages, build_phh
+from controller.phh import HandMessages, build_phh, split_hands
 from controller.rules.betting import house_raise_cap
 from controller.rules.chips import facing_opening_bet, undercall_ruling
 from controller.rules.pots import Pot, division_unit, split_pot, take_rake
 from tablectl.cli import main
 from tests.engine_helpers import Table, ev, new_engine, run
+from tests.phh_judging import judge
 
 HOLE4 = {1: ["Ah", "Kh"], 2: ["Qd", "Jd"], 3: ["9s", "9c"], 4: ["7h", "2c"]}
 
@@ -439,3 +440,315 @@ def test_rule_48_replay_game_option_plays_fixed_limit_and_refuses_an_unknown_gam
             got = main(["replay", str(trace), "--config", str(config), "--game", game])
         assert got == code
     assert "'xx' is not one of nlhe, plhe, flhe" in err.getvalue()
+
+
+# -- a hand leaving the pot with an uncalled bet (rules 58, 15-B, 65-A) ---------------------
+
+
+def _chips_on_table(table: Table) -> int:
+    """Every chip of the hand's players: stacks plus what is in front or in the middle."""
+    return sum(table.stacks().values()) + sum(p["amount"] for p in table.state.get("pots", []))
+
+
+def _play_down_from_the_flop(table: Table, *seats: int) -> None:
+    """The seats still in check the flop, turn and river; the dealer pushes the pot."""
+    table.board("Td", "5s", "4c", burn="2d")
+    for _ in seats:
+        table.button("check")
+    table.board("8h", burn="3d")
+    for _ in seats:
+        table.button("check")
+    table.board("2s", burn="6d")
+    for _ in seats:
+        table.button("check")
+    table.push_pot()
+
+
+def test_rule_58_binding_oot_fold_returns_uncalled_bet() -> None:
+    table = _preflop()
+    table.push(3, 100, 100, 100)  # seat 3 raises to 300 over the big blind
+    table.fold(3)  # and mucks before seat 4 acts: a binding fold out of turn (58)
+    (back,) = table.events("uncalled_bet_returned")
+    assert (back["seat"], back["amount"]) == (3, 200)  # the 100 the big blind matched stays
+    assert table.stacks()[3] == 10_000 - 100
+    # Nobody is made to call the withdrawn raise: seat 4 faces the big blind.
+    assert table.state["to_act"] == 4
+    table.push(4, 100)
+    table.push(1, 50)
+    table.button("check")
+    assert [a[1] for a in table.actions()] == ["raise", "call", "call", "check"]
+    _play_down_from_the_flop(table, 1, 2, 4)
+    (pot,) = table.events("pot_awarded")
+    assert pot["amount"] == 400 and table.events("hand_completed")
+    assert sum(table.stacks().values()) == 40_000
+
+
+def test_rule_15B_river_bettor_discarding_before_the_others_act_gets_the_bet_back() -> None:
+    table = _on_the_flop()
+    for _ in range(4):
+        table.button("check")
+    table.board("8h", burn="3d")
+    for _ in range(4):
+        table.button("check")
+    table.board("2s", burn="6d")
+    table.push(1, 100, 100)  # seat 1 bets 200 on the river
+    table.fold(1)  # and throws its cards away before anyone acts
+    (back,) = table.events("uncalled_bet_returned")
+    assert (back["seat"], back["amount"], back["rule"]) == (1, 200, "15-B")
+    assert table.stacks()[1] == 10_000 - 100
+    assert table.state["to_act"] == 2
+    for _ in range(3):
+        table.button("check")
+    table.push_pot()
+    (pot,) = table.events("pot_awarded")
+    assert pot["amount"] == 400 and pot["winners"] == [3]  # the nines
+    assert sum(table.stacks().values()) == 40_000
+
+
+def test_rule_65A_killed_raisers_uncalled_raise_returned_partly_called_part_stays() -> None:
+    table = Table(seats=(1, 2, 3, 4), button=4, stacks={1: 10_000, 2: 10_000, 3: 10_000, 4: 200})
+    table.shuffle()
+    table.push(1, 50)
+    table.push(2, 100)
+    table.deal(HOLE4)
+    table.push(3, 100, 100, 100, 100, 100)  # seat 3 raises to 500
+    table.push(4, 100, 100)  # seat 4 calls all-in for 200
+    table.fold(3)  # the dealer kills seat 3's hand by mistake (65-A): it reaches the muck
+    (back,) = table.events("uncalled_bet_returned")
+    assert (back["seat"], back["amount"]) == (3, 300)  # the 200 seat 4 called stays in
+    assert table.state["to_act"] == 1  # the small blind faces 200, not 500
+    table.push(1, 100, 50)
+    table.push(2, 100)
+    _play_down_from_the_flop(table, 1, 2)
+    awarded = table.events("pot_awarded")
+    assert sum(p["amount"] for p in awarded) == 800
+    assert sum(table.stacks().values()) == 30_200
+
+
+def test_rule_58_heads_up_raiser_folding_out_of_turn_gets_the_raise_back() -> None:
+    table = Table(seats=(1, 2), button=1)
+    table.shuffle()
+    table.push(1, 50)
+    table.push(2, 100)
+    table.deal({1: ["Ah", "Kh"], 2: ["Qd", "Jd"]})
+    table.push(1, 100, 100, 50)  # the button (small blind) raises to 300
+    table.fold(1)  # and mucks before the big blind acts
+    assert table.stacks() == {1: 9_900, 2: 10_100}
+    assert table.events("hand_completed")
+
+
+# -- chips pulled back, then a fold (rules 46, 51-B) ---------------------------------------
+
+
+def _pull(table: Table, seat: int, chip: str, value: int) -> None:
+    table.do(ev(t=table.step(), event="tag_out", antenna=f"bet{seat}", chip=chip, value=value))
+
+
+def test_rule_51B_undercall_partly_pulled_back_then_folded_forfeits_only_what_is_left() -> None:
+    table = _preflop()
+    table.push(3, 100, 100, 100, 100, 100, 100)  # seat 3 raises to 600
+    table.push(4, 100, 100)  # seat 4 undercalls with 200: the floor's discretion
+    _pull(table, 4, f"x{table.serial:05d}", 100)  # takes one chip back
+    table.do(ev(t=table.step(2.0), event="tick"))
+    table.fold(4)
+    last = table.events("action")[-1]
+    assert (last["seat"], last["action"], last["forfeited"]) == (4, "fold", 100)
+    assert table.stacks()[4] == 10_000 - 100
+
+
+def test_rule_51B_undercall_wholly_pulled_back_then_folded_loses_nothing() -> None:
+    table = _preflop()
+    table.push(3, 100, 100, 100, 100, 100, 100)
+    table.push(4, 100, 100)
+    _pull(table, 4, f"x{table.serial:05d}", 100)
+    _pull(table, 4, f"x{table.serial - 1:05d}", 100)
+    table.fold(4)
+    assert table.stacks()[4] == 10_000
+    assert "forfeited" not in table.events("action")[-1]
+
+
+def test_rule_46B_prior_bet_pulled_back_then_folded_loses_only_the_bet() -> None:
+    table = _preflop()
+    table.push(3, 100, 100, 100)  # raise to 300
+    table.push(4, 100, 100, 100)
+    table.push(1, 100, 100, 50)
+    _pull(table, 2, "x00002", 100)  # the big blind takes its posted chip back
+    table.fold(2)
+    assert table.stacks()[2] == 10_000 - 100  # the blind, nothing more
+    assert table.actions()[-1] == (2, "fold", 100, None)
+
+
+# -- rule 55: check declared facing a bet -----------------------------------------------
+
+
+def test_rule_55_check_declared_facing_a_bet_may_call_never_raise() -> None:
+    table = _on_the_flop()
+    table.push(1, 100, 100)  # seat 1 bets 200
+    table.button("check")  # seat 2 declares check facing the bet
+    (refused,) = [a for a in table.alerts() if a["type"] == "check_refused"]
+    assert refused["rule"] == "55" and "call or fold" in refused["message"]
+    table.push(2, 100, 100, 100, 100, 100, 100)  # then puts out 600: held to a call
+    last = table.events("action")[-1]
+    assert (last["seat"], last["action"], last["amount"], last["rule"]) == (2, "call", 200, "55")
+    assert last["change"] == 400
+    assert table.stacks()[2] == 10_000 - 100 - 200
+
+
+def test_rule_55_check_declared_facing_a_bet_may_fold() -> None:
+    table = _on_the_flop()
+    table.push(1, 100, 100)
+    table.button("check")
+    table.fold(2)
+    assert table.actions()[-1] == (2, "fold", 0, None)
+    assert table.state["to_act"] == 3
+
+
+def test_rule_55_the_all_in_button_after_a_declared_check_is_a_call() -> None:
+    table = _on_the_flop()
+    table.push(1, 100, 100)
+    table.button("check")
+    table.button("allin", seat=2)
+    table.push(2, 100, 100, 100)
+    last = table.events("action")[-1]
+    assert (last["seat"], last["action"], last["amount"]) == (2, "call", 200)
+
+
+def test_campione_rake_a_main_pot_the_rake_takes_whole_still_gets_its_pot_awarded() -> None:
+    table = Table(
+        seats=(1, 2, 3),
+        button=3,
+        blinds=(5, 10, 0),
+        stacks={1: 5, 2: 1_000, 3: 1_000},
+        profile="campione",
+    )
+    table.shuffle()
+    table.push(1, 5)  # the small blind is all-in
+    table.push(2, 10)
+    table.deal({1: ["Ah", "As"], 2: ["Qd", "Jd"], 3: ["9s", "9c"]})
+    table.push(3, 10)
+    table.button("check")
+    table.board("Td", "5s", "4c", burn="2d")
+    table.push(2, 100, 50)  # 150 bet and called on the flop
+    table.push(3, 100, 50)
+    for card, burn in (("8h", "3c"), ("2s", "4d")):
+        table.board(card, burn=burn)
+        table.button("check")
+        table.button("check")
+    table.push_pot()
+    pots = sorted(table.events("pot_awarded"), key=lambda p: p["pot"])
+    # 325 in all: 320 * 5% = 16, from the main pot (15, all of it) then the side pot (1).
+    assert [(p["pot"], p["amount"], p["rake"]) for p in pots] == [(0, 15, 15), (1, 310, 1)]
+    assert pots[0]["winners"] == [1] and pots[0]["shares"] == {"1": 0}
+    completed = table.events("hand_completed")[0]
+    assert sum(p["rake"] for p in pots) == completed["rake"] == 16
+    assert sum(completed["stacks"].values()) == 2_005 - 16
+
+
+def test_rule_13C_best_hand_swept_into_the_muck_at_showdown_calls_the_floor() -> None:
+    table = _on_the_flop()
+    for card, burn in ((None, None), ("8h", "3d"), ("2s", "6d")):
+        if card is not None:
+            table.board(card, burn=burn)
+        for _ in range(4):
+            table.button("check")
+    table.fold(3)  # the nines, the best hand, go to the muck at showdown (no all-in)
+    (alert,) = [a for a in table.alerts() if a.get("rule") == "13-C"]
+    assert alert["type"] == "floor_needed" and alert["severity"] == "critical"
+    assert alert["seat"] == 3
+    assert table.engine.lamps()["floor"]
+
+
+def test_rule_13B_a_losing_hand_mucked_at_showdown_calls_no_one() -> None:
+    table = _on_the_flop()
+    for card, burn in ((None, None), ("8h", "3d"), ("2s", "6d")):
+        if card is not None:
+            table.board(card, burn=burn)
+        for _ in range(4):
+            table.button("check")
+    table.fold(2)
+    assert not [a for a in table.alerts() if a.get("rule") == "13-C"]
+
+
+# -- tda-2015: its raise methods (2015 rule 42) and last chips (2015 rules 43, 46) ---------
+
+
+def test_tda_2015_rule_46_last_chips_under_half_a_raise_are_a_call() -> None:
+    # 2015 rule 46 gives every multiple-chip push facing a bet to the 50% standard (2015
+    # 43): no exception for a player's last chips (2019 45-B2 makes them an all-in).
+    stacks = {1: 10_000, 2: 10_000, 3: 10_000, 4: 350}
+    for profile, expected in (("tda-2019", ("allin", 350)), ("tda-2015", ("call", 300))):
+        table = Table(seats=(1, 2, 3, 4), button=4, stacks=stacks, profile=profile)
+        table.shuffle()
+        table.push(1, 50)
+        table.push(2, 100)
+        table.deal(HOLE4)
+        table.push(3, 100, 100, 100)  # raise to 300
+        table.push(4, 100, 100, 100, 50)  # seat 4's last 350: 50 over, under half of 200
+        last = table.events("action")[-1]
+        assert (last["action"], last["amount"]) == expected, profile
+
+
+def test_tda_2015_rule_42C_raise_declared_then_two_motions() -> None:
+    # 2015 42-C: "raise" declared, the exact call in one motion, the raise in a second one.
+    for profile, total in (("tda-2019", 400), ("tda-2015", 900)):
+        table = _on_the_flop(profile)
+        table.push(1, 200)  # seat 1 bets 200
+        table.button("raise", seat=2)  # seat 2 declares raise
+        table.push(2, 100, 100)  # first motion: the call
+        table.push(2, 500, 100, 100)  # second motion: the raise
+        raised = [a for a in table.events("action") if a["seat"] == 2][1]
+        assert (raised["action"], raised["amount"]) == ("raise", total), profile
+
+
+# -- campione pauses ("Gestione pause") ----------------------------------------------------
+
+
+def _fold_to_big_blind(table: Table, *pushes: tuple[int, ...]) -> dict[str, Any]:
+    """One hand folded to the big blind; `pushes` are put out before the cards."""
+    table.shuffle()
+    started = table.events("hand_started")[-1]
+    sb, bb = started["small_blind_seat"], started["big_blind_seat"]
+    table.push(sb, 50)
+    table.push(bb, 100)
+    for push in pushes:
+        table.push(*push)
+    table.deal({s: HOLE4[s] for s in started["seats"]})
+    for seat in sorted(started["seats"], key=lambda s: (s <= bb, s))[:-1]:
+        table.fold(seat)
+    for seat in started["seats"]:  # the cards are collected for the next hand
+        antenna = f"seat{seat}" if seat == bb else "muck"
+        for card in HOLE4[seat]:
+            table.do(ev(t=table.step(0.01), event="tag_out", antenna=antenna, card=card))
+    return started
+
+
+def _away(table: Table, seat: int, away: bool) -> None:
+    table.do(ev(t=table.step(), event="command", name="away", seat=seat, away=away))
+
+
+def test_campione_pause_keeps_the_seat_deals_out_and_missed_blinds_are_paid_back() -> None:
+    table = Table(seats=(1, 2, 3, 4), button=4, profile="campione")
+    _away(table, 3, True)
+    for _ in range(3):  # the blinds pass seat 3 while it is on its break
+        assert 3 not in _fold_to_big_blind(table)["seats"]
+        assert table.state["seats"]["3"]["player"] == "P3"  # the seat is kept
+    assert table.stacks()[3] == 10_000
+    _away(table, 3, False)
+    started = _fold_to_big_blind(table, (3, 100, 50))  # back: the missed 50 and 100, dead
+    assert 3 in started["seats"]
+    (posted,) = [e for e in table.events("posted") if e["seat"] == 3]
+    assert (posted["ante"], posted["missed_blinds"], posted["house_rule"]) == (150, 150, "pauses")
+    assert table.stacks()[3] == 10_000 - 150
+    assert sum(table.stacks().values()) == 40_000  # the big blind won the dead money
+    assert table.events("hand_completed")[-1]["hand"] == 4
+    last = list(split_hands([(m.topic, m.payload) for m in table.out]))[-1]
+    phh = build_phh(last)
+    assert phh.text is not None
+    judge(phh.text, phh.finishing_stacks)  # the missed blinds replay as dead money (antes)
+
+
+def test_rule_30_tda_2019_away_is_dealt_in_and_the_hand_killed() -> None:
+    table = Table(seats=(1, 2, 3, 4), button=4)
+    _away(table, 3, True)
+    table.shuffle()
+    assert 3 in table.events("hand_started")[-1]["seats"]

@@ -1,0 +1,181 @@
+"""PHH as consumers need it: binding out-of-turn actions (TDA 2019 53, 58), an uncalled
+raise handed back mid-hand (15-B, 65-A), fixed limit as `FT`, pot limit honestly written;
+every file judged strictly by pokerkit (tests/phh_judging.py) from the real stacks."""
+
+from __future__ import annotations
+
+import tomllib
+from typing import Any
+
+from controller.phh import PhhHand, build_phh, split_hands
+from tests.engine_helpers import Table
+from tests.phh_judging import hand_figures, judge
+
+HOLE4 = {1: ["Ah", "Kh"], 2: ["Qd", "Jd"], 3: ["9s", "9c"], 4: ["7h", "2c"]}
+
+
+def _preflop(**kw: Any) -> Table:
+    table = Table(seats=(1, 2, 3, 4), button=4, **kw)
+    table.shuffle()
+    table.push(1, 50)
+    table.push(2, 100)
+    table.deal(HOLE4)
+    return table
+
+
+def _checks_to_the_end(table: Table, players: int) -> None:
+    table.board("Td", "5s", "4c", burn="2d")
+    for _ in range(players):
+        table.button("check")
+    table.board("8h", burn="3d")
+    for _ in range(players):
+        table.button("check")
+    table.board("2s", burn="6d")
+    for _ in range(players):
+        table.button("check")
+    table.push_pot()
+
+
+def _judged(table: Table, start: int = 10_000) -> tuple[PhhHand, dict[str, Any]]:
+    (hand,) = split_hands([(m.topic, m.payload) for m in table.out])
+    phh = build_phh(hand)
+    assert phh.text is not None, phh.problem
+    odd, rake = hand_figures(hand.events)
+    judge(
+        phh.text,
+        phh.finishing_stacks,
+        starting=[start] * len(phh.seats),
+        odd_chips=odd,
+        rake=rake,
+    )
+    return phh, tomllib.loads(phh.text)
+
+
+def test_rule_58_binding_oot_fold_is_written_when_its_turn_comes() -> None:
+    table = _preflop()
+    table.fold(4)  # the button folds while seat 3 is to act: binding (58)
+    table.push(3, 100)
+    table.push(1, 50)
+    table.button("check")
+    _checks_to_the_end(table, 3)
+    _phh, data = _judged(table)
+    actions = [a for a in data["actions"] if not a.startswith("d ")]
+    assert actions[:4] == ["p3 cc", "p4 f", "p1 cc", "p2 cc"]
+
+
+def test_rule_53A_binding_oot_call_is_written_in_turn_order() -> None:
+    table = _preflop()
+    table.push(4, 100)  # seat 4 calls out of turn; seat 3 calls: the action did not change
+    table.push(3, 100)
+    table.push(1, 50)
+    table.button("check")
+    _checks_to_the_end(table, 4)
+    _phh, data = _judged(table)
+    actions = [a for a in data["actions"] if not a.startswith("d ")]
+    assert actions[:4] == ["p3 cc", "p4 cc", "p1 cc", "p2 cc"]
+
+
+def test_rule_58_raiser_folding_out_of_turn_is_written_with_its_called_part_only() -> None:
+    table = _preflop()
+    table.push(3, 100, 100, 100)  # raise to 300
+    table.fold(3)  # mucked before seat 4 acts: 200 back (15-B)
+    table.push(4, 100)
+    table.push(1, 50)
+    table.button("check")
+    _checks_to_the_end(table, 3)
+    _phh, data = _judged(table)
+    actions = [a for a in data["actions"] if not a.startswith("d ")]
+    # No one acted after the raise: it folds there, the 100 it left in as its dead money.
+    assert actions[:2] == ["p3 f", "p4 cc"]
+    assert data["antes"] == [0, 0, 100, 0]
+
+
+def test_rule_58_raiser_folding_out_of_turn_then_all_fold_to_the_big_blind() -> None:
+    table = _preflop()
+    table.push(3, 100, 100, 100)
+    table.fold(3)
+    table.fold(4)
+    table.fold(1)
+    _judged(table)
+
+
+def test_fixed_limit_is_written_as_FT_with_its_small_and_big_bet() -> None:
+    table = _preflop(game="flhe")
+    table.push(3, 100)
+    table.push(4, 100)
+    table.push(1, 50)
+    table.button("check")
+    _checks_to_the_end(table, 4)
+    _phh, data = _judged(table)
+    assert data["variant"] == "FT"
+    assert (data["small_bet"], data["big_bet"]) == (100, 200)
+    assert "min_bet" not in data
+
+
+def test_pot_limit_is_written_as_NT_and_says_it_is_pot_limit() -> None:
+    table = _preflop(game="plhe")
+    table.push(3, 100, 100, 100)  # a raise to 300
+    table.push(4, 100, 100, 100)
+    table.push(1, 100, 100, 50)
+    table.push(2, 100, 100)
+    _checks_to_the_end(table, 4)
+    _phh, data = _judged(table)
+    assert data["variant"] == "NT"
+    assert data["_betting_structure"] == "pot-limit"
+
+
+HOLE6 = {**HOLE4, 5: ["5h", "6h"], 6: ["Tc", "Th"]}
+
+
+def _skipped_seat_4_raises() -> Table:
+    """100-200: seat 3 makes it 600; seat 5 calls and seat 6 folds out of turn while seat 4
+    is to act (binding, 53-B); the floor lets seat 4 raise to 1500."""
+    table = Table(seats=(1, 2, 3, 4, 5, 6), button=6, blinds=(100, 200, 0))
+    table.shuffle()
+    table.push(1, 100)
+    table.push(2, 200)
+    table.deal(HOLE6)
+    table.push(3, 200, 200, 200)
+    table.push(5, 200, 200, 200)
+    table.fold(6)
+    table.push(4, 500, 500, 500)
+    return table
+
+
+def test_rule_53B_binding_chips_forfeited_on_a_fold_replay_exactly() -> None:
+    table = _skipped_seat_4_raises()
+    table.fold(5)  # seat 5 acts again and folds: its 600 stay in
+    table.fold(1)
+    table.fold(2)
+    table.fold(3)
+    _phh, data = _judged(table)
+    assert any("53-B" in r for r in data["_rulings"])
+
+
+def test_rule_53B_binding_chips_then_a_call_replay_exactly() -> None:
+    table = _skipped_seat_4_raises()
+    table.push(5, 500, 400)  # calls 1500
+    table.fold(1)
+    table.fold(2)
+    table.push(3, 500, 400)
+    _checks_to_the_end(table, 3)
+    _judged(table)
+
+
+def test_rule_58_everyone_else_folding_out_of_turn_ends_the_hand_in_the_file_too() -> None:
+    table = Table(seats=(1, 2, 3), button=3)
+    table.shuffle()
+    table.push(1, 50)
+    table.push(2, 100)
+    table.deal({s: HOLE4[s] for s in (1, 2, 3)})
+    table.push(3, 100)
+    table.push(1, 50)
+    table.button("check")
+    table.board("Td", "5s", "4c", burn="2d")
+    table.button("check")
+    table.button("check")  # seat 3 is to act on the flop
+    table.fold(1)  # both blinds muck out of turn: seat 3 wins without acting
+    table.fold(2)
+    assert table.events("pot_awarded")[0]["reason"] == "uncontested"
+    _phh, data = _judged(table)
+    assert data["actions"][-3:] == ["p3 cbr 100", "p1 f", "p2 f"]
