@@ -35,9 +35,9 @@ from bench.machine import machine
 from controller.config import Config, load_config
 from controller.daemon import MAX_BATCH, Daemon
 from controller.engine.checkpoint import checkpoint
-from controller.inputs import Event
 from controller.journal import list_segments, open_journal
 from controller.simdemo import demo_script
+from kernel.inputs import Event
 
 EPOCH = 1_700_000_000.0
 TABLE_TOML = """

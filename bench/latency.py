@@ -163,8 +163,8 @@ def controller_round_trip(
     (releases that have one; None: the table file's own setting)."""
     from controller.config import load_config
     from controller.daemon import Daemon
-    from controller.inputs import ButtonPress, Command
     from controller.registry import load_deck
+    from kernel.inputs import ButtonPress, Command
 
     boards = subprocess.Popen(
         [sys.executable, str(Path(__file__).resolve()), "--boards"],

@@ -27,13 +27,13 @@ from typing import Any
 
 from controller.config import Config, load_config
 from controller.focus import FocusTracker
-from controller.inputs import ButtonPress, Command, Event, TagIn, TagOut, Tick
-from controller.messages import EVENTS, STATE
 from controller.replay import build_engine
 from firmware import protocol
 from firmware_sim.dealer import DealerClock, TableDealer, seat_players
 from firmware_sim.modelled import ModelledBoard
 from firmware_sim.plans import random_hand
+from kernel.inputs import ButtonPress, Command, Event, TagIn, TagOut, Tick
+from kernel.messages import EVENTS, STATE
 
 ROOT = Path(__file__).resolve().parent.parent
 CONFIG = ROOT / "examples" / "sim-table.toml"

@@ -15,7 +15,7 @@ from typing import Any
 
 from bench.machine import machine
 from controller.engine import Engine
-from controller.inputs import Event
+from kernel.inputs import Event
 from tests.oracle import OracleHand, generate_hands, new_engine, replay_pokerkit, trace_of
 
 

@@ -44,15 +44,15 @@ from typing import Any
 
 from bench.machine import machine
 from controller import heap
-from controller.clock import ManualClock
 from controller.config import Config, load_config
 from controller.daemon import Daemon
-from controller.inputs import ButtonPress, Event
 from controller.localbroker import LocalBroker
-from controller.messages import Message
 from controller.simdemo import demo_events
 from controller.simtables import DEFAULT_SIM_CONFIG
 from firmware_sim.player import ScriptPlayer
+from kernel.clock import ManualClock
+from kernel.inputs import ButtonPress, Event
+from kernel.messages import Message
 
 CHIP_SET = 10_000
 #: Set when the bench started itself again with `PYTHONMALLOC` (never a second time).

@@ -46,11 +46,11 @@ from paho.mqtt.enums import CallbackAPIVersion
 from bench.machine import machine
 from controller.commands import parse_room_command
 from controller.engine import Engine, EngineSpec
-from controller.inputs import ButtonPress, Event
 from controller.localbroker import free_port
-from controller.messages import Message
 from firmware_sim.dealer import TableDealer
 from firmware_sim.live_dealer import can_start, rest_of_hand
+from kernel.inputs import ButtonPress, Event
+from kernel.messages import Message
 
 ROOT = Path(__file__).resolve().parent.parent
 ROOM = "bench"

@@ -7,7 +7,7 @@ import socket
 from pathlib import Path
 
 from broadcast.config import load_tv_config
-from controller.errors import TableError
+from kernel.errors import TableError
 
 log = logging.getLogger("tablectl.tv")
 

@@ -13,7 +13,7 @@ from typing import Any
 
 from broadcast.delay import MAX_DELAY
 from controller.config import BrokerConfig
-from controller.configkit import (
+from kernel.configkit import (
     NAME_RE,
     Section,
     Where,
@@ -23,7 +23,7 @@ from controller.configkit import (
     section,
     type_name,
 )
-from controller.errors import ConfigError
+from kernel.errors import ConfigError
 
 SECTIONS = ("tv", "broker", "tables")
 DEFAULT_PORT = 8088

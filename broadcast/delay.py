@@ -15,7 +15,7 @@ from collections import deque
 from dataclasses import dataclass
 from typing import Any
 
-from controller.errors import TableError
+from kernel.errors import TableError
 
 #: The largest secure delay accepted, in seconds.
 MAX_DELAY = 3600.0

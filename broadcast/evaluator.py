@@ -29,7 +29,7 @@ import numpy as np
 import numpy.typing as npt
 from phevaluator import evaluate_cards
 
-from controller.errors import TableError
+from kernel.errors import TableError
 
 RANKS: Final = "23456789TJQKA"
 SUITS: Final = "cdhs"

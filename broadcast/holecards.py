@@ -20,8 +20,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from controller.errors import TableError
 from controller.seal import open_sealed
+from kernel.errors import TableError
 
 log = logging.getLogger(__name__)
 

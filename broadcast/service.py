@@ -19,7 +19,7 @@ from broadcast.evaluator import tables as evaluator_tables
 from broadcast.mqtt import TvSubscriber
 from broadcast.web import create_app
 from controller.config import BrokerConfig
-from controller.errors import TableError
+from kernel.errors import TableError
 
 log = logging.getLogger(__name__)
 

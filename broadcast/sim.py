@@ -9,7 +9,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from controller.config import BrokerConfig
-from controller.errors import TableError
+from kernel.errors import TableError
 
 if TYPE_CHECKING:
     from broadcast.service import TvService

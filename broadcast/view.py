@@ -22,9 +22,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from broadcast.equity import Equity, Situation
-from controller.errors import TableError
 from controller.rules import RuleError
 from controller.rules.handeval import describe, evaluate
+from kernel.errors import TableError
 
 CARD_RE = re.compile(r"^[23456789TJQKA][cdhs]$")
 

@@ -15,7 +15,7 @@ from collections import OrderedDict, deque
 from collections.abc import Callable
 
 from broadcast.equity import Equity, Situation, compute
-from controller.errors import TableError
+from kernel.errors import TableError
 
 log = logging.getLogger(__name__)
 

@@ -10,9 +10,9 @@ from collections.abc import Callable, Sequence
 from typing import Any, TextIO
 
 from controller.config import Config, ReaderConfig
-from controller.errors import ConfigError, DeviceError
-from controller.inputs import TagIn, TagOut
 from controller.registry import ChipRegistry, DeckRegistry, load_chips, load_deck
+from kernel.errors import ConfigError, DeviceError
+from kernel.inputs import TagIn, TagOut
 
 READERS = {"cards": "card_reader", "chips": "chip_reader"}
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-from controller.errors import ConfigError, DeviceError
+from kernel.errors import ConfigError, DeviceError
 
 #: Device kind -> backend name (as the table file says it) -> "module:attribute" of what makes
 #: that backend. A module is imported only when its backend is chosen, so a hardware library

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 
 from controller.focus import FocusTracker
 from controller.hooks import Table
-from controller.messages import STATE, Message
+from kernel.messages import STATE, Message
 
 
 class BoardFocus:

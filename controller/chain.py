@@ -31,8 +31,8 @@ from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
-from controller.errors import TableError
-from controller.private import exposure, open_private
+from kernel.errors import TableError
+from kernel.private import exposure, open_private
 
 #: The chain value before the first event (and before a journal's first record: see journal).
 GENESIS = bytes(32)

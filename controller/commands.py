@@ -11,8 +11,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from controller.errors import TraceError
-from controller.inputs import Command
 from controller.resend import RESEND, ResendRequest, check_resend
 from controller.text import is_unicode, text_problem
 from controller.trace import (
@@ -23,6 +21,8 @@ from controller.trace import (
     COMMAND_NAMES,
     parse_event,
 )
+from kernel.errors import TraceError
+from kernel.inputs import Command
 
 #: The largest payload accepted on `cmd/<name>`, in bytes.
 MAX_PAYLOAD = 8 * 1024

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from controller.backends import backend_names
-from controller.configkit import (
+from kernel.configkit import (
     Section,
     check_private,
     existing_file,
@@ -20,7 +20,7 @@ from controller.configkit import (
     section,
     type_name,
 )
-from controller.errors import ConfigError
+from kernel.errors import ConfigError
 
 PROFILES = ("tda-2019", "tda-2015", "venezia", "casinos-austria", "campione")
 GAMES = ("nlhe", "plhe", "flhe")

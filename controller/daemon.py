@@ -14,24 +14,20 @@ from typing import Any, Literal
 
 from controller import __version__
 from controller.board_focus import BoardFocus
-from controller.clock import Clock, FunctionClock, SystemClock
 from controller.config import BrokerConfig, Config
 from controller.delivery import AckedMark
 from controller.devices import Devices
 from controller.draws import install_draws
 from controller.engine import Engine
 from controller.engine.checkpoint import checkpoint
-from controller.errors import JournalError, TableError
 from controller.heap_trim import HeapTrim
 from controller.hole_release import HoleRelease
 from controller.hooks import Effect
 from controller.input_window import InputWindow
-from controller.inputs import ButtonPress, Command, Device, Event, Tick
 from controller.intake import Intake, install_device_alerts
 from controller.items import RELEASE, WAKE, FromRoom, Inbox, Item, Own, Wake
 from controller.journal import InputJournal, SegmentedJournal, open_journal
 from controller.lamps import install_lamps
-from controller.messages import Message
 from controller.notices import Notices
 from controller.publisher import Publisher, PublishError
 from controller.recovery import delivery_mark, recover
@@ -42,6 +38,10 @@ from controller.rotation import Rotation
 from controller.seal import Record, table_seal
 from controller.staff_sync import StaffFile
 from controller.supervision import Supervisor, status_text
+from kernel.clock import Clock, FunctionClock, SystemClock
+from kernel.errors import JournalError, TableError
+from kernel.inputs import ButtonPress, Command, Device, Event, Tick
+from kernel.messages import Message
 
 log = logging.getLogger("tablectl.daemon")
 
@@ -74,7 +74,7 @@ class Daemon:
     ) -> None:
         self.config = config
         self.broker = broker or config.broker
-        # One injected clock (controller/clock.py): trace time, the engine's timers and
+        # One injected clock (kernel/clock.py): trace time, the engine's timers and
         # the loop's waits; a plain function gives wall time on real waits (tests).
         self.timer: Clock = (
             SystemClock() if clock is None else FunctionClock(clock) if callable(clock) else clock

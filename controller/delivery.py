@@ -9,9 +9,9 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from controller.errors import JournalError
-from controller.messages import EVENTS, Message
-from controller.private import fsync_dir, open_private
+from kernel.errors import JournalError
+from kernel.messages import EVENTS, Message
+from kernel.private import fsync_dir, open_private
 
 log = logging.getLogger(__name__)
 

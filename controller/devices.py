@@ -11,8 +11,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
 from controller.backends import create_backend
-from controller.errors import DeviceError, TableError
-from controller.inputs import Badge, ButtonPress, Device, Event, TagIn, TagOut, Timed
+from kernel.errors import DeviceError, TableError
+from kernel.inputs import Badge, ButtonPress, Device, Event, TagIn, TagOut, Timed
 
 if TYPE_CHECKING:
     from controller.config import Config, GpioConfig, ReaderConfig

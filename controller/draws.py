@@ -6,7 +6,7 @@ import secrets
 from collections.abc import Callable
 
 from controller.hooks import Effect, Table
-from controller.inputs import Command, Event
+from kernel.inputs import Command, Event
 
 
 class DrawRequests:

@@ -12,12 +12,12 @@ from pathlib import Path
 
 from controller.chain import CHAIN, GENESIS, load_verifier
 from controller.config import Config
-from controller.errors import TableError
 from controller.journal import read_journal_dir, read_trace_file
-from controller.messages import EVENTS, RELEASED
 from controller.phh import PhhHand, build_phh, split_hands
 from controller.phh_chain import per_card, with_chain
 from controller.replay import build_engine, drive_segments
+from kernel.errors import TableError
+from kernel.messages import EVENTS, RELEASED
 
 
 @dataclass(slots=True)

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 
 from controller import heap
 from controller.hooks import Table
-from controller.messages import Message
+from kernel.messages import Message
 
 log = logging.getLogger("tablectl.daemon")
 

@@ -10,7 +10,7 @@ from controller.holeresend import HoleRequest, parse_request
 from controller.holeresend import answer as answer_hole_request
 from controller.hooks import Effect, Table
 from controller.items import ReleaseDue
-from controller.messages import Message
+from kernel.messages import Message
 
 log = logging.getLogger("tablectl.daemon")
 

@@ -21,10 +21,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from controller.config import Config
-from controller.errors import JournalError
-from controller.messages import HOLECARDS, HOLEKEYS, Message
 from controller.resend import _lines, journal_files
 from controller.seal import TableSeal
+from kernel.errors import JournalError
+from kernel.messages import HOLECARDS, HOLEKEYS, Message
 
 #: The request topics under the prefix (`tvreq/<kind>`).
 KINDS = ("holecards", "holekeys")

@@ -30,14 +30,14 @@ from controller.config import Config
 from controller.delivery import AckedMark
 from controller.devices import Devices
 from controller.engine import Engine
-from controller.errors import JournalError
-from controller.inputs import Event
 from controller.items import Inbox
 from controller.journal import InputJournal
-from controller.messages import Message
 from controller.notices import Notices
 from controller.publisher import Publisher
 from controller.seal import Record, TableSeal
+from kernel.errors import JournalError
+from kernel.inputs import Event
+from kernel.messages import Message
 
 Effect = Callable[[], None]
 """Something to do once the batch is committed (a PUBACK, a lamp, the staff file)."""

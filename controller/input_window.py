@@ -6,14 +6,14 @@ from __future__ import annotations
 
 import time
 
-from controller.clock import Clock, SystemClock
 from controller.config import Config
 from controller.engine import Engine
 from controller.holeresend import HoleRequest
-from controller.inputs import ButtonPress, Command, Device, TagIn, TagOut, Tick
 from controller.items import DeviceAlert, FromRoom, Item, RefusedCommand, ReleaseDue, made
 from controller.ordering import ReorderWindow
 from controller.resend import ResendRequest
+from kernel.clock import Clock, SystemClock
+from kernel.inputs import ButtonPress, Command, Device, TagIn, TagOut, Tick
 
 
 class InputWindow:

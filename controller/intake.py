@@ -7,12 +7,12 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from controller.clock import Clock, SystemClock
 from controller.hooks import Effect, Table
-from controller.inputs import ButtonPress, Device, Event, TagIn, TagOut, Timed
 from controller.items import DeviceAlert, Inbox
-from controller.messages import Message
 from controller.resync import Resync
+from kernel.clock import Clock, SystemClock
+from kernel.inputs import ButtonPress, Device, Event, TagIn, TagOut, Timed
+from kernel.messages import Message
 
 
 class Intake:

@@ -8,8 +8,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from controller.holeresend import HoleRequest
-from controller.inputs import Command, Event
 from controller.resend import ResendRequest
+from kernel.inputs import Command, Event
 
 
 @dataclass(frozen=True, slots=True)

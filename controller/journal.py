@@ -35,11 +35,11 @@ from typing import Any, BinaryIO
 
 from controller.chain import Signer
 from controller.config import JournalConfig
-from controller.errors import JournalError, RetentionError, TraceError
-from controller.inputs import Event
-from controller.messages import Message
-from controller.private import fsync_dir, make_private_dir, open_private, tighten
 from controller.trace import event_to_json, iter_trace
+from kernel.errors import JournalError, RetentionError, TraceError
+from kernel.inputs import Event
+from kernel.messages import Message
+from kernel.private import fsync_dir, make_private_dir, open_private, tighten
 
 log = logging.getLogger("tablectl.journal")
 

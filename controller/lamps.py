@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from controller.hooks import Table
-from controller.messages import Message
+from kernel.messages import Message
 
 
 def install_lamps(table: Table) -> None:

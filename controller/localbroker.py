@@ -10,7 +10,7 @@ import time
 from pathlib import Path
 
 from controller.children import ending_with_parent
-from controller.errors import DeviceError
+from kernel.errors import DeviceError
 
 
 def free_port() -> int:

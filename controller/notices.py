@@ -7,8 +7,8 @@ from typing import Any
 
 from controller.card_names import hide_private
 from controller.engine import Engine
-from controller.inputs import Command
-from controller.messages import ALERTS, REPLIES, Message
+from kernel.inputs import Command
+from kernel.messages import ALERTS, REPLIES, Message
 
 
 class Notices:

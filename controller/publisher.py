@@ -20,9 +20,9 @@ from paho.mqtt.subscribeoptions import SubscribeOptions
 
 from controller.config import BrokerConfig
 from controller.connection import Backoff, ConnectionHealth, Recovery, describe_failure
-from controller.errors import TableError
-from controller.messages import EVENTS, HOLECARDS, HOLEKEYS, STATUS, TVREQ, Message
 from controller.mqtt_poll import PollClient
+from kernel.errors import TableError
+from kernel.messages import EVENTS, HOLECARDS, HOLEKEYS, STATUS, TVREQ, Message
 
 log = logging.getLogger(__name__)
 

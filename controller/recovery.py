@@ -11,11 +11,11 @@ from controller.config import JournalConfig
 from controller.delivery import AckedMark, Redelivery, acked_path
 from controller.engine import Engine
 from controller.engine.checkpoint import restore
-from controller.inputs import Device, TagIn, TagOut
 from controller.journal import InputJournal
-from controller.messages import STATE, Message
 from controller.replay import Step, flag_last, journal_steps
 from controller.seal import TableSeal
+from kernel.inputs import Device, TagIn, TagOut
+from kernel.messages import STATE, Message
 
 log = logging.getLogger("tablectl.recovery")
 

@@ -10,9 +10,9 @@ from typing import Any, TextIO
 
 from controller.config import Config
 from controller.devices import open_board, reader_driver
-from controller.errors import ConfigError, DeviceError
-from controller.inputs import TagIn, TagOut
 from controller.registration import DeckRegistration, generate_sim_deck
+from kernel.errors import ConfigError, DeviceError
+from kernel.inputs import TagIn, TagOut
 
 
 def register_deck(

@@ -8,8 +8,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from controller.errors import RegistryError
 from controller.registry import CARDS, DECK_SIZE, REGISTRY_ID_RE, is_uid, write_deck
+from kernel.errors import RegistryError
 
 # Chips per denomination in the simulated chip set (examples/chips/sim-chips.toml): a cash
 # table's float at blinds 100/200, sized for the demo of `tablectl sim` (about twice the

@@ -11,7 +11,7 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any, Generic, TypeVar
 
-from controller.errors import RegistryError
+from kernel.errors import RegistryError
 
 V = TypeVar("V")
 

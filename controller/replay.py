@@ -13,13 +13,13 @@ from controller.chain import CHAIN_FIELDS
 from controller.config import Config
 from controller.engine import Engine, EngineSpec
 from controller.engine.checkpoint import checkpoint, restore
-from controller.errors import JournalError
-from controller.inputs import Event, Tick
 from controller.journal import Output, Segment, read_journal_dir, read_trace_file
-from controller.messages import EVENTS, HOLECARDS, Message
 from controller.registry import ChipRegistry, DeckRegistry, load_chips, load_deck
 from controller.seal import SealError, is_sealed, open_sealed
 from controller.staff import StaffRegistry, load_staff
+from kernel.errors import JournalError
+from kernel.inputs import Event, Tick
+from kernel.messages import EVENTS, HOLECARDS, Message
 
 log = logging.getLogger("tablectl.replay")
 

@@ -29,9 +29,9 @@ from pathlib import Path
 from typing import Any
 
 from controller.config import Config, JournalConfig
-from controller.errors import JournalError
 from controller.journal import CHECKPOINT, GZ, HEADER_RE, list_segments
-from controller.messages import EVENTS, REPLIES, Message
+from kernel.errors import JournalError
+from kernel.messages import EVENTS, REPLIES, Message
 
 #: The command's name on `cmd/<name>`.
 RESEND = "resend"

@@ -8,7 +8,7 @@ import threading
 import time
 from collections.abc import Callable, Iterable, Sequence
 
-from controller.inputs import ButtonPress, Device, Event, TagIn, TagOut, Timed
+from kernel.inputs import ButtonPress, Device, Event, TagIn, TagOut, Timed
 
 log = logging.getLogger("tablectl.resync")
 

@@ -18,10 +18,10 @@ from controller.commands import (
     parse_room_command,
 )
 from controller.hooks import Effect, Table
-from controller.inputs import Command
 from controller.items import FromRoom, RefusedCommand
-from controller.messages import Message
 from controller.resend import RESEND, ResendRequest, answer_resend
+from kernel.inputs import Command
+from kernel.messages import Message
 
 log = logging.getLogger("tablectl.daemon")
 

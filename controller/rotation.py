@@ -7,10 +7,10 @@ from collections.abc import Sequence
 
 from controller import heap
 from controller.engine.checkpoint import checkpoint
-from controller.errors import JournalError, RetentionError, TableError
 from controller.hooks import Table
 from controller.journal import InputJournal, SegmentedJournal
-from controller.messages import Message
+from kernel.errors import JournalError, RetentionError, TableError
+from kernel.messages import Message
 
 log = logging.getLogger("tablectl.daemon")
 

@@ -8,8 +8,8 @@ from functools import cache
 from importlib import resources
 from typing import Any
 
-from controller.errors import TableError
-from controller.messages import (
+from kernel.errors import TableError
+from kernel.messages import (
     ALERTS,
     EVENTS,
     HOLECARDS,

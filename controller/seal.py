@@ -36,8 +36,8 @@ from cryptography.hazmat.primitives.ciphers.aead import ChaCha20Poly1305
 
 from controller.chain import GENESIS, EventChain, Signer, load_signer, read_chain
 from controller.config import Config
-from controller.errors import ConfigError, TableError
-from controller.messages import ALERTS, EVENTS, HOLECARDS, HOLEKEYS, RELEASED, Message
+from kernel.errors import ConfigError, TableError
+from kernel.messages import ALERTS, EVENTS, HOLECARDS, HOLEKEYS, RELEASED, Message
 
 #: The identity a released key is meant for (the broker ACL lets only it read `holekeys`).
 READER = "tv"

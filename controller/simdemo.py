@@ -18,8 +18,8 @@ from collections.abc import Callable, Iterator, Sequence
 
 from controller.config import Config
 from controller.engine import Engine
-from controller.errors import TableError
-from controller.inputs import Badge, ButtonPress, Command, Event, TagIn, TagOut, Tick
+from kernel.errors import TableError
+from kernel.inputs import Badge, ButtonPress, Command, Event, TagIn, TagOut, Tick
 
 log = logging.getLogger("tablectl.sim")
 

@@ -22,7 +22,7 @@ from typing import Any
 
 from controller.children import end_with_parent
 from controller.config import Config, load_config
-from controller.errors import ConfigError, TableError
+from kernel.errors import ConfigError, TableError
 
 #: The most tables one `tablectl sim` runs (each has two reader-board simulators on ptys;
 #: more than one are spread over worker processes). How many of them a machine runs at
@@ -258,11 +258,11 @@ def _worker(argv: Sequence[str] | None = None) -> int:
     """One worker process: its tables, each in its own threads, on its own virtual clock."""
     import time
 
-    from controller.clock import ManualClock
     from controller.daemon import Daemon
     from controller.simdemo import demo_events
     from controller.trace import load_trace
     from firmware_sim.player import ScriptPlayer
+    from kernel.clock import ManualClock
 
     parser = argparse.ArgumentParser(prog="python -m controller.simtables")
     parser.add_argument("--config", type=Path, default=None)

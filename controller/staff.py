@@ -6,10 +6,10 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from controller.errors import RegistryError
-from controller.inputs import is_badge_uid
 from controller.registry import _read_toml, _toml_string, atomic_write_text
 from controller.text import text_problem
+from kernel.errors import RegistryError
+from kernel.inputs import is_badge_uid
 
 ROLES = ("dealer", "floor")
 ENTRY_KEYS = ("uid", "name", "role")

@@ -7,10 +7,10 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from controller.engine import Engine
-from controller.errors import TableError
 from controller.hooks import Effect, Table
-from controller.inputs import Command, Event
 from controller.staff import StaffMember, StaffRegistry, load_staff, write_staff
+from kernel.errors import TableError
+from kernel.inputs import Command, Event
 
 log = logging.getLogger("tablectl.daemon")
 

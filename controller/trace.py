@@ -9,8 +9,8 @@ from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
-from controller.errors import TraceError
-from controller.inputs import (
+from kernel.errors import TraceError
+from kernel.inputs import (
     BUTTON_NAMES,
     DEVICE_NAMES,
     DEVICE_STATES,
@@ -24,7 +24,7 @@ from controller.inputs import (
     Tick,
 )
 
-# The input types live in controller.inputs (import them from there): this module parses
+# The input types live in kernel.inputs (import them from there): this module parses
 # and writes them.
 __all__ = [
     "ANTENNA_RE",

@@ -46,7 +46,6 @@ from controller.chain import (
     split_text,
     verifier_from_pem,
 )
-from controller.errors import TableError
 from controller.journal import (
     GZ,
     HEADER_RE,
@@ -56,6 +55,7 @@ from controller.journal import (
     list_segments,
     split_h,
 )
+from kernel.errors import TableError
 
 EXPORT_HEADER = "# tablectl-events v1"
 

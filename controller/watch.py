@@ -19,11 +19,11 @@ from paho.mqtt.client import Client
 from paho.mqtt.enums import CallbackAPIVersion, MQTTProtocolVersion
 
 from controller.config import BrokerConfig
-from controller.configkit import read_credentials
 from controller.connection import describe_failure
-from controller.errors import ConfigError
 from controller.mqtt_poll import PollClient
-from controller.private import exposure
+from kernel.configkit import read_credentials
+from kernel.errors import ConfigError
+from kernel.private import exposure
 
 
 @dataclass(frozen=True, slots=True)

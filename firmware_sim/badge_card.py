@@ -18,8 +18,8 @@ import socket
 import struct
 import threading
 
-from controller.errors import DeviceError
-from controller.inputs import is_badge_uid
+from kernel.errors import DeviceError
+from kernel.inputs import is_badge_uid
 
 log = logging.getLogger(__name__)
 

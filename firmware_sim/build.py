@@ -15,7 +15,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from controller.errors import TableError
+from kernel.errors import TableError
 
 FIRMWARE = Path(__file__).resolve().parent.parent / "firmware"
 ARCHS = {"armv6m": "Raspberry Pi Pico (RP2040)", "armv7emsp": "Raspberry Pi Pico 2 (RP2350)"}

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from controller.inputs import ButtonPress, Command, Event, TagIn, TagOut, Tick
+from kernel.inputs import ButtonPress, Command, Event, TagIn, TagOut, Tick
 
 
 @dataclass(slots=True)

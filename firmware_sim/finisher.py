@@ -16,7 +16,7 @@ from typing import Any
 
 from controller.engine import Engine
 from controller.engine.cards import FULL_DECK
-from controller.inputs import Badge, ButtonPress, Event, TagIn, TagOut, Tick
+from kernel.inputs import Badge, ButtonPress, Event, TagIn, TagOut, Tick
 
 log = logging.getLogger("tablectl.sim")
 

@@ -17,11 +17,11 @@ from typing import Any
 
 from controller.engine import Engine
 from controller.engine.cards import FULL_DECK
-from controller.inputs import ButtonPress, Event, TagIn, TagOut
 from controller.rules.betting import BettingRound
 from firmware_sim.dealer import Decision, HandPlan, TableDealer
 from firmware_sim.finisher import HandFinisher, finish_live, floor_badge
 from firmware_sim.plans import _decide, first_card_seat, plan_betting
+from kernel.inputs import ButtonPress, Event, TagIn, TagOut
 
 log = logging.getLogger("tablectl.sim.dealer")
 

@@ -10,7 +10,7 @@ from collections.abc import Callable
 from dataclasses import replace
 
 from controller.engine.cards import FULL_DECK
-from controller.inputs import ButtonPress, Event, TagIn, TagOut, Tick
+from kernel.inputs import ButtonPress, Event, TagIn, TagOut, Tick
 
 Mistake = Callable[[list[Event], random.Random], list[Event]]
 

@@ -8,7 +8,6 @@ from collections.abc import Callable
 
 from controller.engine import Engine, hands
 from controller.engine.cards import FULL_DECK
-from controller.inputs import ButtonPress, Event, TagIn
 from controller.rules.betting import (
     BettingRound,
     house_raise_cap,
@@ -16,6 +15,7 @@ from controller.rules.betting import (
     street_order,
 )
 from firmware_sim.dealer import Decision, HandPlan, TableDealer
+from kernel.inputs import ButtonPress, Event, TagIn
 
 
 def _decide(rng: random.Random, rnd: BettingRound, seat: int, street: int) -> Decision:

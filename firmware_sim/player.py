@@ -12,8 +12,8 @@ import time
 from collections.abc import Iterable
 from typing import Any
 
-from controller.clock import ManualClock
-from controller.inputs import Badge, ButtonPress, Command, Event, TagIn, TagOut, Tick
+from kernel.clock import ManualClock
+from kernel.inputs import Badge, ButtonPress, Command, Event, TagIn, TagOut, Tick
 
 log = logging.getLogger("tablectl.sim")
 

@@ -18,7 +18,6 @@ import tty
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from controller.errors import ProtocolError
 from drivers.reader.messages import Hello, Message, check_uid, uid_from_hex, uid_hex
 from firmware import pn5180 as chip
 from firmware import protocol
@@ -27,6 +26,7 @@ from firmware.pn5180 import PN5180
 from firmware.scanner import MAX_TAGS, Antenna, Scanner
 from firmware_sim.hardware import Faults, FaultyFifo, PtyLink, SimClock
 from firmware_sim.pn5180_sim import SimBus, SimPN5180, VirtualClock
+from kernel.errors import ProtocolError
 
 log = logging.getLogger(__name__)
 

@@ -8,7 +8,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from controller.errors import TableError
+from kernel.errors import TableError
 from room.config import load_room_config
 
 

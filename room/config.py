@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from controller.configkit import (
+from kernel.configkit import (
     NAME_RE,
     existing_file,
     load_credentials,

@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from pathlib import Path
 
-from controller.errors import TableError
+from kernel.errors import TableError
 from room.chain import RoomChain
 from room.config import RoomConfig
 from room.store import Store, open_store

@@ -34,8 +34,8 @@ from paho.mqtt.packettypes import PacketTypes
 from paho.mqtt.properties import Properties
 from paho.mqtt.subscribeoptions import SubscribeOptions
 
-from controller.errors import TableError
 from controller.mqtt_poll import PollClient
+from kernel.errors import TableError
 from room.chain import RoomChain
 from room.config import RoomConfig
 from room.gaps import GapTracker, Hole

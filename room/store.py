@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from controller.errors import TableError
+from kernel.errors import TableError
 from room.config import DatabaseConfig
 from room.gaps import GAP_MOVES
 from room.schema import LATEST, MIGRATIONS

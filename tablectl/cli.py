@@ -20,8 +20,6 @@ from typing import TYPE_CHECKING, Any
 
 from controller import __version__
 from controller.config import GAMES, PROFILES, BrokerConfig, Config, with_game
-from controller.errors import TableError
-from controller.inputs import Event
 from controller.simdemo import demo_events, demo_script
 from controller.simtables import (
     DEFAULT_SIM_CONFIG,
@@ -34,6 +32,8 @@ from controller.simtables import (
 from controller.simview import Feed, LiveView, Sink, make_console, raw_printer
 from controller.supervision import stop_on_signals
 from controller.trace import load_trace
+from kernel.errors import TableError
+from kernel.inputs import Event
 
 __all__ = ["build_parser", "demo_events", "demo_script", "main", "trace_headers"]
 
@@ -525,12 +525,12 @@ class _Played:
 
 class _SimTable:
     """One simulated table of `tablectl sim`: its daemon on its own virtual clock
-    (controller/clock.py), which its script player steps, so --speed paces the game
+    (kernel/clock.py), which its script player steps, so --speed paces the game
     without changing it."""
 
     def __init__(self, config: Config, broker: BrokerConfig, events: Iterable[Event]) -> None:
-        from controller.clock import ManualClock
         from controller.daemon import Daemon
+        from kernel.clock import ManualClock
 
         self.config = config
         self.events = events

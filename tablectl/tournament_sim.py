@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from controller.config import BrokerConfig, Config
-from controller.errors import TableError
+from kernel.errors import TableError
 from room.config import (
     DatabaseConfig,
     GapsConfig,
@@ -140,11 +140,11 @@ class SimTournament:
         )
 
     def _tables(self, broker: BrokerConfig) -> None:
-        from controller.clock import ManualClock
         from controller.daemon import Daemon
         from controller.simtables import table_config, table_id
         from firmware_sim.live_dealer import LiveDealer
         from firmware_sim.player import ScriptPlayer
+        from kernel.clock import ManualClock
 
         count = max(self.args.tables, len(self.structure.tables))
         ids = [table_id(self.config.table.id, i) for i in range(count)]

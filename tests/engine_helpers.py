@@ -7,9 +7,9 @@ from collections.abc import Iterable
 from typing import Any
 
 from controller.engine import Engine, EngineSpec
-from controller.inputs import Event
-from controller.messages import Message
 from controller.trace import parse_event
+from kernel.inputs import Event
+from kernel.messages import Message
 
 
 def ev(**fields: Any) -> Event:

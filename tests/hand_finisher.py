@@ -13,8 +13,8 @@ from collections.abc import Sequence
 
 from controller.engine import Engine
 from controller.engine.cards import FULL_DECK
-from controller.inputs import ButtonPress, Event, TagIn, TagOut, Tick
-from controller.messages import Message
+from kernel.inputs import ButtonPress, Event, TagIn, TagOut, Tick
+from kernel.messages import Message
 
 BOARD_AT = {"preflop": 0, "flop": 3, "turn": 4, "river": 5}
 

@@ -17,8 +17,8 @@ from collections.abc import Sequence
 from controller.engine import Engine
 from controller.engine.antennas import antenna
 from controller.engine.cards import FULL_DECK
-from controller.inputs import Badge, ButtonPress, Command, Event, TagIn, TagOut
-from controller.messages import Message
+from kernel.inputs import Badge, ButtonPress, Command, Event, TagIn, TagOut
+from kernel.messages import Message
 from tests.hand_finisher import _Finisher
 
 FLOOR_UID = "04F1E2D3C4B5A6"  # the floor badge the liveness machine registers

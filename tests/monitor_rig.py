@@ -13,7 +13,7 @@ import httpx
 from playwright.sync_api import Browser, Page
 
 from controller.daemon import Daemon
-from controller.inputs import Badge, Event
+from kernel.inputs import Badge, Event
 from room.config import load_room_config
 from room.server import RoomServer
 from tests.broker import Mosquitto

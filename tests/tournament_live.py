@@ -11,12 +11,12 @@ from typing import Any
 
 import httpx
 
-from controller.clock import ManualClock
 from controller.config import load_config
 from controller.daemon import Daemon
 from controller.simtables import table_config
 from firmware_sim.live_dealer import LiveDealer
 from firmware_sim.player import ScriptPlayer
+from kernel.clock import ManualClock
 from room.config import load_room_config
 from room.server import RoomServer
 from tests.broker import Mosquitto

@@ -15,8 +15,6 @@ from typing import Any
 
 from controller.engine import Engine, EngineSpec
 from controller.engine.cards import FULL_DECK
-from controller.inputs import ButtonPress, Command, Event, TagIn, TagOut
-from controller.messages import Message
 from controller.rules.betting import street_order
 from firmware_sim.dealer import Decision, HandPlan, TableDealer
 from firmware_sim.live_dealer import (
@@ -26,6 +24,8 @@ from firmware_sim.live_dealer import (
     shuffler_starts,
     waits_for_the_floor,
 )
+from kernel.inputs import ButtonPress, Command, Event, TagIn, TagOut
+from kernel.messages import Message
 from room.tournament import facts
 from room.tournament.model import Command as RoomCommand
 from room.tournament.structure import Structure, load_structure

@@ -17,7 +17,7 @@ from broadcast.clock import ManualClock
 from broadcast.desk import TableSpec
 from broadcast.service import TvService
 from controller.config import BrokerConfig
-from controller.inputs import Event
+from kernel.inputs import Event
 from tests.broker import Mosquitto, free_port
 from tests.tv_helpers import config
 

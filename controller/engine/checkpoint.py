@@ -11,7 +11,7 @@ from controller.engine.cards import CardMap
 from controller.engine.engine import Engine
 from controller.engine.positions import Positions
 from controller.engine.state import Level, Staffer
-from controller.errors import CheckpointError
+from kernel.errors import CheckpointError
 
 VERSION = 3
 #: 2: holds, penalties, away, staff, dealer, floor, early chips; 3: answered request ids

@@ -5,15 +5,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from controller import messages as topics
 from controller.engine import hands
 from controller.engine.betting_flow import HandBetting
 from controller.engine.inputs import badges, buttons, chips, commands, devices, tags
 from controller.engine.procedures.fouled_deck_35e import FOULED_DECK_HOLD
 from controller.engine.state import Level, Staffer
 from controller.engine.table import Table
-from controller.inputs import Badge, ButtonPress, Command, Device, Event, TagIn, TagOut
-from controller.messages import Message
+from kernel import messages as topics
+from kernel.inputs import Badge, ButtonPress, Command, Device, Event, TagIn, TagOut
+from kernel.messages import Message
 
 __all__ = ["Engine", "Staffer"]
 

@@ -7,7 +7,6 @@ import contextlib
 from collections import OrderedDict
 from typing import Any
 
-from controller import messages as topics
 from controller.card_names import hide_private
 from controller.engine.antennas import antenna
 from controller.engine.betting_flow import HandBetting
@@ -27,9 +26,10 @@ from controller.engine.procedures.base import (
 from controller.engine.procedures.four_card_flop_39 import PROCEDURE_HOLD
 from controller.engine.spec import EngineSpec
 from controller.engine.state import Level, Seat, Staffer
-from controller.messages import Message
 from controller.rules import RuleError
 from controller.rules.profiles import get_profile, rule_ref
+from kernel import messages as topics
+from kernel.messages import Message
 
 #: How many answered request ids the table remembers (a day of a busy table's commands).
 ANSWERED_KEPT = 1024

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from controller.errors import TableError
+from kernel.errors import TableError
 
 __all__ = ["RuleError"]
 

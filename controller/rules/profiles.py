@@ -8,9 +8,9 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Literal
 
-from controller.errors import ConfigError
 from controller.rules import RuleError
 from controller.rules.betting import Action, substantial_action
+from kernel.errors import ConfigError
 
 __all__ = [
     "PROFILES",

@@ -9,8 +9,8 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-from controller.errors import DeviceError
 from drivers.badge.base import OFFLINE, ONLINE, BadgeReader
+from kernel.errors import DeviceError
 
 log = logging.getLogger(__name__)
 

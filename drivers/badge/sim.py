@@ -5,9 +5,9 @@ from __future__ import annotations
 import threading
 from typing import Any
 
-from controller.errors import DeviceError
-from controller.inputs import is_badge_uid
 from drivers.badge.base import OFFLINE, ONLINE, BadgeReader
+from kernel.errors import DeviceError
+from kernel.inputs import is_badge_uid
 
 
 class SimBadgeReader(BadgeReader):

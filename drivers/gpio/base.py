@@ -8,7 +8,7 @@ from collections.abc import Callable, Iterable
 from types import TracebackType
 from typing import ClassVar, Literal, get_args
 
-from controller.errors import DeviceError
+from kernel.errors import DeviceError
 
 log = logging.getLogger(__name__)
 

@@ -7,9 +7,9 @@ import threading
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 
-from controller.errors import ConfigError
-from controller.inputs import BUTTON_NAMES, ButtonPress
 from drivers.gpio.base import PinBackend
+from kernel.errors import ConfigError
+from kernel.inputs import BUTTON_NAMES, ButtonPress
 
 LAMP_NAMES = ("floor", "pending", "fault")
 """The table lamps the engine drives (besides one all-in lamp per seat, TDA RP-1)."""

@@ -8,8 +8,8 @@ import threading
 from collections.abc import Iterable
 from typing import Any
 
-from controller.errors import DeviceError
 from drivers.gpio.base import Edge, EdgeCallback, PinBackend, check_edge, check_pin
+from kernel.errors import DeviceError
 
 log = logging.getLogger(__name__)
 

@@ -13,8 +13,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from controller.errors import DeviceError
 from drivers.gpio.base import Edge, EdgeCallback, PinBackend, check_edge, check_pin
+from kernel.errors import DeviceError
 
 BCM_HEADER_PINS = range(28)
 """GPIO0..GPIO27: the pins of a Raspberry Pi 40-pin header."""

@@ -10,14 +10,14 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 
 import serial
 
-from controller.errors import ProtocolError
-from controller.inputs import TagIn, TagOut, Timed
 from drivers.reader import messages as msgs
 from drivers.reader.alerts import AlertLimiter
 from drivers.reader.board_clock import BoardClock
 from drivers.reader.framing import Frame, FrameDecoder, FrameEncoder
 from drivers.reader.port import PollSerial
 from drivers.reader.view import Change, TagView
+from kernel.errors import ProtocolError
+from kernel.inputs import TagIn, TagOut, Timed
 
 log = logging.getLogger(__name__)
 

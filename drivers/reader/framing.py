@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from controller.errors import ProtocolError
 from drivers.reader.messages import (
     BoardError,
     Heartbeat,
@@ -23,6 +22,7 @@ from drivers.reader.messages import (
     parse_message,
 )
 from firmware import protocol as wire
+from kernel.errors import ProtocolError
 
 __all__ = [
     "CRC_LEN",

@@ -10,8 +10,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import ClassVar, Self, TypeVar
 
-from controller.errors import ProtocolError
 from firmware import protocol as wire
+from kernel.errors import ProtocolError
 
 PROTOCOL_VERSION = wire.PROTOCOL_VERSION
 UID_LENGTHS = wire.UID_LENGTHS

@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-from controller.errors import ConfigError
+from kernel.errors import ConfigError
 
 Mover = Literal["next_big_blind", "big_blind"]
 BalanceTrigger = Literal["difference", "short_of_table_size"]

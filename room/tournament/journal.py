@@ -11,7 +11,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import IO, Any
 
-from controller.errors import JournalError
+from kernel.errors import JournalError
 
 VERSION = 1
 

@@ -13,8 +13,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from controller.configkit import Section, Where, read_sections, section
-from controller.errors import ConfigError
+from kernel.configkit import Section, Where, read_sections, section
+from kernel.errors import ConfigError
 from room.tournament.house import HouseRules, final_table_size, house
 
 SECTIONS = ("tournament", "level", "break", "payouts", "payout", "player")

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from controller.engine.positions import Positions
-from controller.errors import TableError
+from kernel.errors import TableError
 from room.tournament import seating
 from room.tournament.clock import Clock
 from room.tournament.house import BustSharing

@@ -10,9 +10,9 @@ import pytest
 
 from controller.config import load_config, with_game
 from controller.journal import read_trace_file
-from controller.messages import EVENTS
 from controller.phh import build_phh, split_hands
 from controller.replay import build_engine, drive_segments
+from kernel.messages import EVENTS
 from tablectl.cli import trace_headers
 from tests.phh_judging import hand_figures, judge
 from tests.scenarios.test_replay import CONFIG, TRACES

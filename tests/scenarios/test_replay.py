@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from controller.messages import Message
 from controller.schema import validate
+from kernel.messages import Message
 from tablectl.cli import main
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -13,12 +13,12 @@ import pytest
 
 from controller.config import BadgeConfig, Config, load_config
 from controller.daemon import Daemon
-from controller.errors import RegistryError
-from controller.inputs import Badge, ButtonPress, Device, TagIn
 from controller.journal import read_trace_file
 from controller.staff import load_staff
 from firmware_sim.badge_card import VirtualBadge
 from firmware_sim.player import ScriptPlayer
+from kernel.errors import RegistryError
+from kernel.inputs import Badge, ButtonPress, Device, TagIn
 from tests.broker import Mosquitto, Received, Subscriber
 from tests.pcscd import SLOT0, Pcscd, check_prerequisites, free_port_pair
 

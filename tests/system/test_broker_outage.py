@@ -18,8 +18,8 @@ from typing import Any
 
 import pytest
 
-from controller.messages import Message
 from controller.schema import validate
+from kernel.messages import Message
 from tests.broker import Mosquitto, Received, Subscriber
 from tests.table_rig import (
     PREFIX,

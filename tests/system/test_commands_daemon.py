@@ -17,8 +17,8 @@ import pytest
 from controller.commands import Bucket, CommandRateLimit
 from controller.config import load_config
 from controller.daemon import Daemon
-from controller.messages import ALERTS, REPLIES, STATE, Message
 from controller.schema import validate
+from kernel.messages import ALERTS, REPLIES, STATE, Message
 from tests.broker import EXAMPLE_ACL, USERS, Mosquitto, Received, Subscriber
 from tests.command_cases import IMPOSSIBLE, MALFORMED, Bad, raw
 

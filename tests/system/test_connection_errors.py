@@ -19,9 +19,9 @@ from typing import Any
 import pytest
 
 from controller.config import BrokerConfig
-from controller.messages import EVENTS, Message
 from controller.publisher import Publisher
 from controller.schema import validate
+from kernel.messages import EVENTS, Message
 from tests.broker import (
     EXAMPLE_ACL,
     USERS,

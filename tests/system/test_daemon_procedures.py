@@ -19,10 +19,10 @@ import pytest
 
 from controller.config import load_config
 from controller.daemon import Daemon
-from controller.inputs import Event, TagIn, TagOut
 from controller.staff import load_staff
 from controller.trace import load_trace
 from firmware_sim.player import ScriptPlayer
+from kernel.inputs import Event, TagIn, TagOut
 from tests.broker import Mosquitto, Received, Subscriber
 
 pytestmark = pytest.mark.timeout(180)

@@ -37,10 +37,10 @@ import pytest
 from controller.config import load_config
 from controller.engine import Engine
 from controller.engine.cards import FULL_DECK
-from controller.inputs import Badge, ButtonPress, Command, Device, Event, TagIn, TagOut, Tick
-from controller.messages import Message
 from controller.replay import build_engine
 from controller.schema import validate
+from kernel.inputs import Badge, ButtonPress, Command, Device, Event, TagIn, TagOut, Tick
+from kernel.messages import Message
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "sim-table.toml"
 FLOOR = "04F1E2D3C4B5A6"  # Giulia Ferrari, floor (examples/staff/sim-staff.toml)

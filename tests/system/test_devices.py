@@ -12,7 +12,7 @@ from typing import Any
 
 from controller.config import ReaderConfig, load_config
 from controller.devices import Devices, open_board, reader_driver
-from controller.inputs import Badge, ButtonPress, Event, TagIn, TagOut
+from kernel.inputs import Badge, ButtonPress, Event, TagIn, TagOut
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "examples" / "sim-table.toml"

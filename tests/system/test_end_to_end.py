@@ -15,13 +15,13 @@ import pytest
 
 from controller.config import Config, load_config
 from controller.daemon import Daemon
-from controller.inputs import ButtonPress
-from controller.messages import Message
 from controller.schema import validate
 from controller.seal import open_sealed
 from controller.simdemo import demo_script
 from firmware_sim.dealer import DealerClock, Decision, HandPlan, TableDealer, seat_players
 from firmware_sim.player import ScriptPlayer
+from kernel.inputs import ButtonPress
+from kernel.messages import Message
 from tests.broker import Mosquitto, Received, Subscriber
 
 pytestmark = pytest.mark.timeout(90)

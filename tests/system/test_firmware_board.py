@@ -10,8 +10,6 @@ from pathlib import Path
 
 import pytest
 
-from controller.errors import ProtocolError
-from controller.inputs import TagIn, TagOut
 from drivers.reader import messages as m
 from drivers.reader.driver import ReaderDriver
 from drivers.reader.framing import Frame, FrameDecoder, encode
@@ -22,6 +20,8 @@ from firmware.pn5180 import PN5180
 from firmware.scanner import Antenna, Scanner
 from firmware_sim.pn5180_sim import TICKS_HALF, TICKS_MASK, TICKS_PERIOD
 from firmware_sim.reader_board import ReaderBoardSim
+from kernel.errors import ProtocolError
+from kernel.inputs import TagIn, TagOut
 
 pytestmark = pytest.mark.timeout(60)
 

@@ -17,11 +17,11 @@ from pathlib import Path
 
 import pytest
 
-from controller.inputs import TagIn, TagOut
 from drivers.reader import messages as m
 from drivers.reader.driver import ReaderDriver
 from drivers.reader.framing import Frame, encode
 from firmware import protocol
+from kernel.inputs import TagIn, TagOut
 
 pytestmark = pytest.mark.timeout(120)
 

@@ -24,12 +24,12 @@ from hypothesis import strategies as st
 
 from controller.config import load_config
 from controller.daemon import Daemon
-from controller.inputs import TagIn, TagOut
 from controller.intake import Intake
 from controller.journal import read_trace_file
 from drivers.reader import messages as m
 from drivers.reader.framing import CRC_LEN, HEADER_LEN, MAX_PAYLOAD, FrameDecoder, encode
 from firmware_sim.reader_board import ReaderBoardSim
+from kernel.inputs import TagIn, TagOut
 from tests.broker import Mosquitto
 
 pytestmark = pytest.mark.timeout(900)

@@ -30,8 +30,6 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from controller.inputs import TagIn as TagInEvent
-from controller.inputs import TagOut as TagOutEvent
 from drivers.reader import messages as m
 from drivers.reader.driver import ReaderDriver
 from drivers.reader.framing import (
@@ -45,6 +43,8 @@ from drivers.reader.framing import (
     encode,
     header_check,
 )
+from kernel.inputs import TagIn as TagInEvent
+from kernel.inputs import TagOut as TagOutEvent
 
 pytestmark = pytest.mark.timeout(120)
 

@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pytest
 
-from controller.inputs import TagIn
+from kernel.inputs import TagIn
 from tests.broker import Mosquitto, Subscriber, free_port
 from tests.tv_helpers import flop_plan, hand_events
 from tests.tv_rig import PREFIX, SimTable, TvRig, wait_until

@@ -24,12 +24,12 @@ import pytest
 from controller.config import Config, load_config
 from controller.daemon import Daemon
 from controller.engine import Engine
-from controller.inputs import ButtonPress, Command, Event, TagIn
-from controller.messages import HOLECARDS, Message
 from controller.publisher import Publisher, PublishError
 from controller.replay import replay
 from controller.simdemo import demo_script
 from controller.trace import load_trace
+from kernel.inputs import ButtonPress, Command, Event, TagIn
+from kernel.messages import HOLECARDS, Message
 from tests.broker import Mosquitto, Received, Subscriber
 
 ROOT = Path(__file__).resolve().parents[2]

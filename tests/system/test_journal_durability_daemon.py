@@ -14,9 +14,9 @@ import pytest
 
 from controller.config import load_config
 from controller.daemon import Daemon
-from controller.inputs import Badge, Command
 from controller.journal import read_journal_dir, read_trace_file
 from controller.replay import replay_path
+from kernel.inputs import Badge, Command
 from tests.broker import Mosquitto, Received, Subscriber
 from tests.journal_session import EXAMPLE, SEATS, offline_daemon, sim_config
 from tests.table_rig import (

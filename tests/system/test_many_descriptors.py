@@ -29,7 +29,7 @@ while os.open(os.devnull, os.O_RDONLY) < 1100:
 from controller.config import load_config
 from controller.daemon import Daemon
 from controller.registry import load_deck
-from controller.inputs import ButtonPress, Command
+from kernel.inputs import ButtonPress, Command
 from tests.broker import Mosquitto
 config = load_config(Path("examples/sim-table.toml"))
 config = dataclasses.replace(

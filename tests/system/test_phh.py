@@ -25,10 +25,10 @@ import pytest
 from pokerkit import HandHistory
 
 from controller.config import load_config
-from controller.messages import Message
 from controller.phh import PhhHand, build_phh, split_hands
 from controller.replay import build_engine, drive
 from controller.trace import load_trace
+from kernel.messages import Message
 from tests.hand_finisher import finish_hand
 from tests.liveness_finisher import finish_with_the_floor
 from tests.oracle import seat_of

@@ -18,9 +18,9 @@ import pytest
 from controller.config import load_config
 from controller.daemon import Daemon
 from controller.delivery import AckedMark
-from controller.inputs import Command
 from controller.journal import Journal, SegmentedJournal, list_segments
 from controller.staff import StaffMember, StaffRegistry, load_staff, write_staff
+from kernel.inputs import Command
 from tests.broker import ROOT, Mosquitto
 
 pytestmark = pytest.mark.timeout(120)

@@ -16,8 +16,8 @@ from typing import Any
 import pytest
 
 from controller.config import BrokerConfig
-from controller.messages import ALERTS, EVENTS, HOLECARDS, STATE, Message
 from controller.publisher import CommandSink, Publisher, PublishError
+from kernel.messages import ALERTS, EVENTS, HOLECARDS, STATE, Message
 from tests.broker import (
     EXAMPLE_ACL,
     EXAMPLE_PASSWD,
@@ -293,7 +293,7 @@ def test_graceful_stop_leaves_retained_offline(
 CHILD = """
 import sys, time
 from controller.config import BrokerConfig
-from controller.messages import Message
+from kernel.messages import Message
 from controller.publisher import Publisher
 pub = Publisher(BrokerConfig(host="127.0.0.1", port=int(sys.argv[1])), sys.argv[2], "child",
                 {"table": "t01", "room": "r1", "version": "0.1.0"})

@@ -10,11 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from controller.inputs import TagIn, TagOut
 from drivers.reader import messages as m
 from drivers.reader.alerts import AlertLimiter
 from drivers.reader.driver import ReaderDriver
 from firmware_sim.reader_board import ReaderBoardSim
+from kernel.inputs import TagIn, TagOut
 
 pytestmark = pytest.mark.timeout(60)
 

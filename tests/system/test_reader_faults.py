@@ -17,9 +17,9 @@ from typing import Any
 
 import pytest
 
-from controller.inputs import Device, TagIn, TagOut
 from drivers.reader.driver import ReaderDriver
 from firmware_sim.reader_board import ReaderBoardSim
+from kernel.inputs import Device, TagIn, TagOut
 from tests.broker import Subscriber
 from tests.table_rig import (
     PREFIX,

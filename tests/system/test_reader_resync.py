@@ -14,9 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from controller.inputs import Timed
 from drivers.reader.driver import ReaderDriver
 from firmware_sim.reader_board import ReaderBoardSim
+from kernel.inputs import Timed
 from tests.broker import Subscriber
 from tests.table_rig import (
     PREFIX,

@@ -13,12 +13,12 @@ from controller.commands import CommandError, parse_resend
 from controller.config import Config, load_config
 from controller.daemon import Daemon
 from controller.engine.checkpoint import checkpoint
-from controller.inputs import Event
 from controller.journal import list_segments, open_journal
-from controller.messages import EVENTS, REPLIES, Message
 from controller.resend import MAX_RANGE, ResendRequest
 from controller.schema import validate
 from controller.simdemo import demo_script
+from kernel.inputs import Event
+from kernel.messages import EVENTS, REPLIES, Message
 from tests.broker import EXAMPLE_ACL, USERS, Mosquitto, Subscriber
 from tests.table_rig import poll
 

@@ -24,7 +24,7 @@ import pytest
 
 from controller.config import load_config
 from controller.daemon import Daemon
-from controller.inputs import Badge
+from kernel.inputs import Badge
 from room.config import DatabaseConfig, load_room_config
 from room.ingest import Incoming
 from room.server import RoomServer

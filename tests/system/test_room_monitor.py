@@ -22,7 +22,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Browser, Page, sync_playwright
 
-from controller.inputs import ButtonPress
+from kernel.inputs import ButtonPress
 from tests.broker import Mosquitto
 from tests.monitor_rig import Room, SimTables, card_in, open_page
 from tests.room_helpers import TOKEN
@@ -271,7 +271,7 @@ def test_table_page_never_holds_a_hole_card_and_a_hand_replays(
 def test_a_seat_whose_reader_missed_a_card_is_marked(
     room: Room, tables: SimTables, browser: Browser
 ) -> None:
-    from controller.inputs import TagIn
+    from kernel.inputs import TagIn
 
     tables.start("t01")
     events = hand_events(flop_plan())

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Browser, Page, sync_playwright
 
-from controller.inputs import ButtonPress, TagIn
+from kernel.inputs import ButtonPress, TagIn
 from tests.broker import Mosquitto
 from tests.monitor_rig import Room, SimTables, card_in, open_page
 from tests.room_helpers import TOKEN

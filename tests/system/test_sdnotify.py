@@ -17,8 +17,8 @@ import pytest
 from controller import sdnotify
 from controller.config import Config, load_config
 from controller.daemon import Daemon
-from controller.inputs import Command
 from controller.journal import read_trace_file
+from kernel.inputs import Command
 from tests.broker import Mosquitto
 
 pytestmark = pytest.mark.timeout(90)

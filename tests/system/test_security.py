@@ -23,11 +23,11 @@ from paho.mqtt.reasoncodes import ReasonCode
 
 from controller.config import Config, load_config
 from controller.daemon import Daemon
-from controller.messages import Message
 from controller.schema import validate
 from controller.seal import open_sealed
 from firmware_sim.dealer import DealerClock, Decision, HandPlan, TableDealer, seat_players
 from firmware_sim.player import ScriptPlayer
+from kernel.messages import Message
 from tests.broker import (
     EXAMPLE_ACL,
     MAKE_CERTS,

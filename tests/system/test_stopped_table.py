@@ -19,8 +19,8 @@ import pytest
 
 from controller.config import load_config
 from controller.daemon import Daemon
-from controller.inputs import ButtonPress
 from drivers.gpio.sim import send_control
+from kernel.inputs import ButtonPress
 from tests.broker import Mosquitto, Subscriber
 from tests.table_rig import poll
 

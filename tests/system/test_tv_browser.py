@@ -23,7 +23,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import Browser, Page, Playwright, sync_playwright
 
-from controller.inputs import Event, TagIn, Tick
+from kernel.inputs import Event, TagIn, Tick
 from tests.broker import Mosquitto
 from tests.tv_helpers import (
     SIX,

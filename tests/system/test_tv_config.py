@@ -12,7 +12,7 @@ import httpx
 import pytest
 
 from broadcast.config import load_tv_config
-from controller.errors import ConfigError
+from kernel.errors import ConfigError
 from tests.broker import Mosquitto, free_port
 from tests.tv_rig import wait_until
 

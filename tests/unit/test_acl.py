@@ -16,9 +16,10 @@ from controller.commands import ACCEPTED_COMMANDS, COMMAND_NAMES
 from controller.config import load_config
 from controller.daemon import Daemon
 from controller.holeresend import KINDS
-from controller.inputs import Command
 from controller.items import FromRoom, RefusedCommand
-from controller.messages import (
+from controller.resend import ResendRequest
+from kernel.inputs import Command
+from kernel.messages import (
     ALERTS,
     EVENTS,
     HOLECARDS,
@@ -28,12 +29,11 @@ from controller.messages import (
     STATE,
     STATUS,
 )
-from controller.resend import ResendRequest
 from tests.broker import EXAMPLE_ACL, ROOT
 
 EXAMPLE = ROOT / "examples" / "sim-table.toml"
 ROOM = "sim"  # the room the shipped ACL is written for
-#: Everything a table daemon publishes (controller/messages.py).
+#: Everything a table daemon publishes (kernel/messages.py).
 TABLE_OUTPUTS = {STATUS, STATE, EVENTS, HOLECARDS, ALERTS, REPLIES, HOLEKEYS, RELEASED}
 
 

@@ -11,7 +11,7 @@ import pytest
 from controller.backends import BACKENDS, backend_names, create_backend
 from controller.config import ReaderConfig, load_config
 from controller.devices import SerialBoard, open_board
-from controller.errors import ConfigError, DeviceError
+from kernel.errors import ConfigError, DeviceError
 
 ROOT = Path(__file__).resolve().parents[2]
 ANTENNAS = ("seat1", "seat2", "board", "burn", "muck")

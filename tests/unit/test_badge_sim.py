@@ -10,9 +10,9 @@ from typing import Any
 import pytest
 
 from controller.backends import backend_names, create_backend
-from controller.errors import ConfigError, DeviceError, TableError
 from drivers.badge import BadgeReader
 from drivers.badge.sim import SimBadgeReader
+from kernel.errors import ConfigError, DeviceError, TableError
 
 ROOT = Path(__file__).resolve().parents[2]
 MARIA = "04A1B2C3D4E5F6"
@@ -146,7 +146,7 @@ def test_the_pcsc_backend_without_pyscard_says_what_to_install(tmp_path: Path) -
     (tmp_path / "smartcard" / "__init__.py").write_text("raise ImportError('no pyscard')\n")
     code = (
         "from controller.backends import create_backend\n"
-        "from controller.errors import DeviceError\n"
+        "from kernel.errors import DeviceError\n"
         "try:\n"
         "    create_backend('badge_reader', 'pcsc',\n"
         "                   on_badge=print, on_device=print, on_alert=print)\n"

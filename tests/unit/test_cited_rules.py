@@ -8,9 +8,9 @@ from __future__ import annotations
 from typing import Any
 
 from controller.engine.state import Staffer
-from controller.inputs import Badge
 from controller.rules.betting import BettingRound
 from controller.rules.chips import PushRuling, interpret_push
+from kernel.inputs import Badge
 from tests.engine_helpers import Table, ev, events_of
 
 HOLE = {1: ["As", "Ad"], 2: ["Kc", "Kd"], 3: ["7c", "2d"]}

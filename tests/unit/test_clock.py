@@ -1,4 +1,4 @@
-"""The one clock (controller/clock.py): a virtual clock moves only when stepped, and wakes."""
+"""The one clock (kernel/clock.py): a virtual clock moves only when stepped, and wakes."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ import math
 
 import pytest
 
-from controller.clock import FunctionClock, ManualClock, SystemClock
 from controller.simtables import speed_arg
+from kernel.clock import FunctionClock, ManualClock, SystemClock
 
 
 def test_manual_clock_moves_only_when_stepped_and_wall_follows() -> None:

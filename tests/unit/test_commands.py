@@ -20,10 +20,10 @@ from controller.commands import (
     parse_room_command,
 )
 from controller.config import load_config
-from controller.errors import TraceError
-from controller.inputs import Command
-from controller.messages import REPLIES, STATE, Message
 from controller.schema import SchemaError, validate
+from kernel.errors import TraceError
+from kernel.inputs import Command
+from kernel.messages import REPLIES, STATE, Message
 from tests.command_cases import IMPOSSIBLE, MALFORMED, Bad, raw
 
 ROOT = Path(__file__).resolve().parents[2]

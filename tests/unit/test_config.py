@@ -16,7 +16,7 @@ from controller.config import (
     default_chip_antennas,
     load_config,
 )
-from controller.errors import ConfigError, TableError
+from kernel.errors import ConfigError, TableError
 from tests.broker import RoomPki
 
 ROOT = Path(__file__).resolve().parents[2]

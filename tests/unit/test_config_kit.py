@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from controller.configkit import read_sections, section
-from controller.errors import ConfigError
+from kernel.configkit import read_sections, section
+from kernel.errors import ConfigError
 
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGES = ("controller", "drivers", "firmware", "firmware_sim", "room", "broadcast", "bench")
@@ -40,7 +40,7 @@ def test_the_three_loaders_read_through_the_kit() -> None:
         kit = [
             alias.name
             for node in ast.walk(tree)
-            if isinstance(node, ast.ImportFrom) and node.module == "controller.configkit"
+            if isinstance(node, ast.ImportFrom) and node.module == "kernel.configkit"
             for alias in node.names
         ]
         assert "read_sections" in kit and "section" in kit, path

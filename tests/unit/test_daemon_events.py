@@ -10,9 +10,9 @@ from typing import Any
 
 from controller.config import Config, load_config
 from controller.daemon import Daemon
-from controller.inputs import Command, Event
 from controller.journal import open_journal, read_trace_file
-from controller.messages import Message
+from kernel.inputs import Command, Event
+from kernel.messages import Message
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "sim-table.toml"
 NOW = 1_700_000_000.0

@@ -11,12 +11,12 @@ from pathlib import Path
 import pytest
 
 from controller.draws import DrawRequests
-from controller.errors import RegistryError
-from controller.inputs import ButtonPress, Command, Device, Event, TagIn, TagOut
 from controller.resync import RESYNC_TIMEOUT, Resync
 from controller.staff import StaffMember, load_staff
 from controller.staff_sync import file_changes, save
 from controller.supervision import Supervisor, status_text
+from kernel.errors import RegistryError
+from kernel.inputs import ButtonPress, Command, Device, Event, TagIn, TagOut
 
 MARIA = StaffMember("04A1B2C3D4E5F6", "Maria Rossi", "dealer")
 LUCA = StaffMember("04B2C3D4E5F607", "Luca Bianchi", "dealer")

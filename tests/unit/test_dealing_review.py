@@ -11,8 +11,8 @@ import pytest
 
 from controller.engine.cards import FULL_DECK
 from controller.engine.engine import Staffer
-from controller.inputs import Badge, Device, Event
-from controller.messages import Message
+from kernel.inputs import Badge, Device, Event
+from kernel.messages import Message
 from tests.engine_helpers import Table, ev, events_of
 
 HOLE = {1: ["Ah", "Kh"], 2: ["Qd", "Jd"], 3: ["9s", "9c"], 4: ["7h", "2c"]}

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from controller.delivery import AckedMark, Redelivery, acked_path
-from controller.messages import ALERTS, EVENTS, HOLECARDS, STATE, Message
+from kernel.messages import ALERTS, EVENTS, HOLECARDS, STATE, Message
 
 pytestmark = pytest.mark.timeout(60)
 

@@ -5,10 +5,10 @@ with a table's chip set reused, reads one chip in two places."""
 from __future__ import annotations
 
 from controller.config import load_config
-from controller.inputs import ButtonPress, TagIn, TagOut
 from controller.replay import build_engine
 from controller.simdemo import demo_events
 from controller.simtables import DEFAULT_SIM_CONFIG
+from kernel.inputs import ButtonPress, TagIn, TagOut
 
 
 def test_every_chip_leaves_the_pot_by_the_next_hand_and_a_reused_chip_set_reads_clean() -> None:
@@ -40,7 +40,7 @@ def test_the_demo_is_a_cash_game_on_the_tables_chip_set_with_dealing_errors_put_
     registered tag from the rack (never two places at once, never short), and the
     misdeals the dealer makes on purpose are each re-dealt."""
     from controller import simdemo
-    from controller.inputs import Command
+    from kernel.inputs import Command
 
     config = load_config(DEFAULT_SIM_CONFIG)
     engine = build_engine(config)

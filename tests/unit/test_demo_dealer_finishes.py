@@ -14,12 +14,12 @@ import pytest
 
 from controller.config import GAMES, Config, load_config
 from controller.engine import Engine
-from controller.inputs import Event
 from controller.replay import build_engine
 from controller.rules.profiles import PROFILES
 from controller.simdemo import demo_events
 from controller.simtables import DEFAULT_SIM_CONFIG
 from firmware_sim.mistakes import MISTAKES
+from kernel.inputs import Event
 
 SEEDS_PER_CASE = 14  # x 5 profiles x 3 games = 210 seeds
 HANDS = 4
@@ -89,7 +89,7 @@ def test_the_demo_as_shipped_deals_under_every_profile(profile: str) -> None:
 
 
 def test_an_unknown_dealing_error_is_refused() -> None:
-    from controller.errors import TableError
+    from kernel.errors import TableError
 
     with pytest.raises(TableError, match="no such dealing error: shuffle_twice"):
         next(demo_events(_config("tda-2019", "nlhe"), 1, 1, errors=["shuffle_twice"]))

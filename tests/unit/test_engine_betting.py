@@ -374,7 +374,7 @@ def test_rule_21_each_side_pot_split_separately() -> None:
 
 
 def test_unregistered_chip_raises_a_counterfeit_alert_and_is_not_counted() -> None:
-    from controller.inputs import TagIn
+    from kernel.inputs import TagIn
 
     table = _preflop()
     table.engine.chips = type("Reg", (), {"value_of": staticmethod(lambda uid: None)})()

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from controller.inputs import TagIn
+from kernel.inputs import TagIn
 from tests.engine_helpers import Table, ev, events_of, new_engine, public_text, run, seat_all
 
 CARD = re.compile(r"\b[23456789TJQKA][cdhs]\b")

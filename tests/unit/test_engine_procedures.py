@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from controller.engine.engine import Staffer
-from controller.inputs import Badge, Device
+from kernel.inputs import Badge, Device
 from tests.engine_helpers import Table, ev, events_of
 
 HOLE = {1: ["Ah", "Kh"], 2: ["Qd", "Jd"], 3: ["9s", "9c"], 4: ["7h", "2c"]}

@@ -8,9 +8,9 @@ from typing import Any
 
 from controller.config import load_config
 from controller.focus import EVERYWHERE, FocusTracker, deal_order
-from controller.messages import STATE
 from controller.replay import build_engine
 from controller.trace import load_trace
+from kernel.messages import STATE
 
 ROOT = Path(__file__).resolve().parents[2]
 CONFIG = load_config(ROOT / "examples" / "sim-table.toml")

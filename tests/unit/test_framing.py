@@ -6,7 +6,6 @@ import random
 
 import pytest
 
-from controller.errors import ProtocolError
 from drivers.reader import messages as m
 from drivers.reader.framing import (
     MAX_PAYLOAD,
@@ -20,6 +19,7 @@ from drivers.reader.framing import (
     header_check,
 )
 from drivers.reader.view import TagView
+from kernel.errors import ProtocolError
 
 UID4 = bytes.fromhex("04A1B2C3")
 UID7 = bytes.fromhex("04A1B2C3D4E5F6")

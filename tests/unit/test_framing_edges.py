@@ -8,7 +8,6 @@ import itertools
 
 import pytest
 
-from controller.errors import ProtocolError
 from drivers.reader import messages as m
 from drivers.reader.framing import (
     CRC_LEN,
@@ -22,6 +21,7 @@ from drivers.reader.framing import (
     encode,
     header_check,
 )
+from kernel.errors import ProtocolError
 
 
 def inventory_of_size(size: int) -> m.Inventory:

@@ -7,10 +7,10 @@ import random
 
 import pytest
 
-from controller.errors import ProtocolError
 from drivers.reader import messages as m
 from drivers.reader.framing import FrameDecoder, encode
 from firmware import protocol
+from kernel.errors import ProtocolError
 
 
 def chips(count: int, seed: int = 1) -> list[bytes]:

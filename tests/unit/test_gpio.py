@@ -12,11 +12,11 @@ from typing import Any
 import pytest
 
 from controller.backends import create_backend
-from controller.errors import ConfigError, DeviceError, TableError
-from controller.inputs import ButtonPress
 from drivers.gpio import Lamps, PinPlan, TableButtons
 from drivers.gpio.rpi import RpiBackend
 from drivers.gpio.sim import ManualClock, SimBackend, send_control
+from kernel.errors import ConfigError, DeviceError, TableError
+from kernel.inputs import ButtonPress
 
 SHUFFLER, CHECK, MISDEAL, FLOOR_BTN = 17, 27, 22, 23
 ALLIN = {1: 5, 4: 13, 9: 26}

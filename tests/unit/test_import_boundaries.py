@@ -14,7 +14,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 
 #: What a driver may import from the controller: the errors and the input event types.
-DRIVER_CORE = frozenset({"controller.errors", "controller.inputs"})
+DRIVER_CORE = frozenset({"kernel.errors", "kernel.inputs"})
 #: The controller modules that may import drivers or firmware_sim, and only lazily.
 DEVICE_WIRING = {
     "controller/devices.py": ("drivers", "firmware_sim"),  # the backends and their drivers
@@ -123,7 +123,7 @@ def test_the_parser_sees_lazy_and_type_checking_imports() -> None:
 
 
 def test_drivers_import_only_the_core_of_the_controller() -> None:
-    """drivers/ depend on controller.errors and controller.inputs, never on the
+    """drivers/ depend on kernel.errors and kernel.inputs, never on the
     configuration, the staff registry or anything else of the controller, nor on the
     simulators (a driver takes plain parameters: no global settings read inside)."""
     wrong = [

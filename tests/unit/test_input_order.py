@@ -10,14 +10,14 @@ from typing import Any
 
 import pytest
 
-from controller.clock import ManualClock
 from controller.config import Config, load_config
 from controller.daemon import Daemon
-from controller.inputs import Badge, ButtonPress, Event, TagIn, TagOut, Tick
 from controller.journal import open_journal
-from controller.messages import HOLECARDS, HOLEKEYS, RELEASED, Message
 from controller.ordering import ReorderWindow
 from controller.seal import is_sealed, open_sealed
+from kernel.clock import ManualClock
+from kernel.inputs import Badge, ButtonPress, Event, TagIn, TagOut, Tick
+from kernel.messages import HOLECARDS, HOLEKEYS, RELEASED, Message
 
 ROOT = Path(__file__).resolve().parents[2]
 EPOCH = 1_700_000_000.0

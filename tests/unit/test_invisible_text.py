@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 
 from controller.commands import CommandError, parse_room_command
-from controller.errors import RegistryError
 from controller.staff import StaffMember, load_staff
 from controller.text import text_problem
+from kernel.errors import RegistryError
 
 # Each is Cf: zero-width space, zero-width non-joiner / joiner, word joiner, soft hyphen,
 # right-to-left override, byte-order mark, Arabic letter mark, invisible times.

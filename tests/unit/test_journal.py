@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 
 from controller.config import load_config
-from controller.errors import ConfigError, JournalError, TraceError
-from controller.inputs import ButtonPress, Command, Tick
 from controller.journal import Journal, read_trace_file
-from controller.messages import ALERTS, Message
+from kernel.errors import ConfigError, JournalError, TraceError
+from kernel.inputs import ButtonPress, Command, Tick
+from kernel.messages import ALERTS, Message
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "sim-table.toml"
 

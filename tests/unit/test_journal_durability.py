@@ -14,13 +14,13 @@ import pytest
 from controller.config import load_config
 from controller.daemon import Daemon
 from controller.engine import Engine
-from controller.errors import DeviceError
-from controller.inputs import ButtonPress, Command, TagIn
 from controller.items import DeviceAlert, RefusedCommand
 from controller.journal import open_journal, read_trace_file
-from controller.messages import Message
 from controller.replay import replay_path
 from controller.trace import event_to_json
+from kernel.errors import DeviceError
+from kernel.inputs import ButtonPress, Command, TagIn
+from kernel.messages import Message
 from tests.journal_session import SEATS, offline_daemon, sim_config
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "sim-table.toml"

@@ -13,8 +13,6 @@ import pytest
 
 from controller.config import load_config
 from controller.engine.checkpoint import VERSION, checkpoint, restore
-from controller.errors import CheckpointError, ConfigError, JournalError, TraceError
-from controller.inputs import ButtonPress, TagIn, Tick
 from controller.journal import (
     SEGMENT_RE,
     SegmentedJournal,
@@ -23,9 +21,11 @@ from controller.journal import (
     read_journal_dir,
     read_trace_file,
 )
-from controller.messages import Message
 from controller.replay import build_engine, drive, drive_segments, replay_path
 from firmware_sim.dealer import seat_players
+from kernel.errors import CheckpointError, ConfigError, JournalError, TraceError
+from kernel.inputs import ButtonPress, TagIn, Tick
+from kernel.messages import Message
 from tablectl.cli import main as cli_main
 from tests.journal_session import EPOCH, TABLE_TOML, make_config, run_daemon, session
 
@@ -306,8 +306,8 @@ def test_a_one_file_journal_migrates_to_segment_one_as_documented(tmp_path: Path
 
 
 def test_checkpoint_keeps_holds_penalties_staff_dealer_and_early_chips(tmp_path: Path) -> None:
-    from controller.inputs import Badge
     from controller.trace import parse_event
+    from kernel.inputs import Badge
 
     config = make_config(tmp_path)
     engine = build_engine(config)
@@ -416,8 +416,8 @@ def test_a_restart_after_a_rotation_knows_the_chips_still_on_the_table(tmp_path:
     its chips, and recovery gives them back to the readers' view (cards and chips), so the
     chips that leave while the daemon is down are caught up as gone."""
     from controller.engine.checkpoint import restore
-    from controller.inputs import TagIn
     from controller.recovery import _seed_view_from_checkpoint
+    from kernel.inputs import TagIn
 
     config = load_config(Path(__file__).resolve().parents[2] / "examples" / "sim-table.toml")
     engine = build_engine(config)

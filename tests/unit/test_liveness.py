@@ -27,8 +27,8 @@ from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, pr
 from controller.draws import DrawRequests
 from controller.engine import Engine, EngineSpec
 from controller.engine.antennas import antenna
-from controller.inputs import Badge, ButtonPress, Event, TagIn, TagOut, Tick
 from controller.rules.profiles import PROFILES
+from kernel.inputs import Badge, ButtonPress, Event, TagIn, TagOut, Tick
 from tests.card_leaks import leaks
 from tests.engine_helpers import ev
 from tests.liveness_finisher import FLOOR_UID, complete_hand, free_card

@@ -5,7 +5,6 @@ from __future__ import annotations
 import pytest
 
 from controller import config
-from controller.errors import ConfigError
 from controller.rules import RuleError
 from controller.rules.profiles import (
     PROFILES,
@@ -17,6 +16,7 @@ from controller.rules.profiles import (
     rake_amount,
     rule_ref,
 )
+from kernel.errors import ConfigError
 
 NAMES = ("tda-2019", "tda-2015", "venezia", "casinos-austria", "campione")
 

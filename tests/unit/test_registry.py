@@ -6,7 +6,6 @@ from pathlib import Path
 
 import pytest
 
-from controller.errors import RegistryError
 from controller.registration import (
     SIM_CHIP_COLOURS,
     SIM_CHIP_COUNTS,
@@ -25,6 +24,7 @@ from controller.registry import (
     write_chips,
     write_deck,
 )
+from kernel.errors import RegistryError
 
 ROOT = Path(__file__).resolve().parents[2]
 SIM_DECK = ROOT / "examples" / "decks" / "sim-deck.toml"

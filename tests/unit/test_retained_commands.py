@@ -20,8 +20,8 @@ from controller.config import load_config
 from controller.daemon import Daemon
 from controller.items import FromRoom, RefusedCommand
 from controller.journal import open_journal
-from controller.messages import ALERTS, REPLIES, Message
 from controller.schema import validate
+from kernel.messages import ALERTS, REPLIES, Message
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "sim-table.toml"
 NOW = 1_700_000_000.0

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from controller.errors import ConfigError
+from kernel.errors import ConfigError
 from room.config import load_room_config
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from controller.errors import ConfigError
+from kernel.errors import ConfigError
 from room import render
 from room.charts import LABEL_WIDTH, line_chart
 from room.config import Shift, StatsConfig, load_room_config

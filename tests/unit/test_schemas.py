@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 
-from controller.messages import ALERTS, EVENTS, HOLECARDS, STATE, STATUS, Message
 from controller.schema import SCHEMA_FILES, SchemaError, load_schema, validate, validate_payload
+from kernel.messages import ALERTS, EVENTS, HOLECARDS, STATE, STATUS, Message
 
 jsonschema = pytest.importorskip("jsonschema")
 

@@ -9,7 +9,6 @@ from pathlib import Path
 import pytest
 
 from controller.chain import GENESIS, Verifier, body_bytes, generate_keys, link, signed_message
-from controller.messages import EVENTS, HOLECARDS, Message
 from controller.seal import (
     HOLEKEYS,
     RELEASED,
@@ -20,6 +19,7 @@ from controller.seal import (
     open_sealed,
     seal_cards,
 )
+from kernel.messages import EVENTS, HOLECARDS, Message
 
 
 def holecards(hand: int, seat: int, cards: list[str], t: float) -> Message:
@@ -186,7 +186,7 @@ def test_a_key_asked_for_early_is_refused_and_alerted(tmp_path: Path) -> None:
     from controller.daemon import Daemon
     from controller.holeresend import HoleRequest
     from controller.journal import open_journal
-    from controller.messages import ALERTS
+    from kernel.messages import ALERTS
     from tests.unit.test_journal_rotation import EPOCH, TABLE_TOML, session
 
     (tmp_path / "t01.toml").write_text(TABLE_TOML + "\n[seal]\ndelay = 3600\n")

@@ -5,8 +5,8 @@ from __future__ import annotations
 from types import SimpleNamespace
 from typing import Any
 
-from controller.inputs import TagIn, TagOut
 from firmware_sim.player import ScriptPlayer
+from kernel.inputs import TagIn, TagOut
 
 REGISTRY = {f"04C0000050000{i}": 500 for i in range(1, 4)}
 

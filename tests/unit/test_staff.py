@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from controller.errors import RegistryError, TableError
 from controller.staff import StaffMember, StaffRegistry, load_staff, write_staff
+from kernel.errors import RegistryError, TableError
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "examples" / "staff" / "sim-staff.toml"

@@ -9,7 +9,7 @@ import re
 from typing import Any
 
 from controller.engine.checkpoint import checkpoint, restore
-from controller.messages import Message
+from kernel.messages import Message
 from tests.engine_helpers import Table, ev, new_engine
 
 HOLE = ("9s", "9d", "Ac", "Kc")

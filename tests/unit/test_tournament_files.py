@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from controller.errors import ConfigError
+from kernel.errors import ConfigError
 from room.api import RoomContext, create_app
 from room.config import TournamentSettings, load_room_config
 from room.store import open_store

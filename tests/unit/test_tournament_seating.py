@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from controller.engine.positions import Positions
-from controller.errors import ConfigError
+from kernel.errors import ConfigError
 from room.tournament import seating
 from room.tournament.house import CASINOS_AUSTRIA, TDA_2019, VENEZIA, final_table_size
 from room.tournament.seating import TableSeats

@@ -7,9 +7,9 @@ from typing import Any
 
 import pytest
 
-from controller.errors import TraceError
-from controller.inputs import Badge, ButtonPress, Command, Device, TagIn, TagOut, Tick
 from controller.trace import event_to_dict, event_to_json, parse_event, parse_line
+from kernel.errors import TraceError
+from kernel.inputs import Badge, ButtonPress, Command, Device, TagIn, TagOut, Tick
 
 GOOD: list[tuple[dict[str, Any], object]] = [
     ({"t": 6.0, "event": "tick"}, Tick(6.0)),
@@ -196,16 +196,16 @@ def test_a_line_that_is_not_json_says_where() -> None:
     assert parse_line(json.dumps({"t": 0, "event": "tick"})) == Tick(0.0)
 
 
-def test_each_input_type_has_one_home_in_controller_inputs() -> None:
-    """The input types are imported from `controller.inputs`, never through `controller.trace`."""
+def test_each_input_type_has_one_home_in_kernel_inputs() -> None:
+    """The input types are imported from `kernel.inputs`, never through `controller.trace`."""
     import ast
     from pathlib import Path
 
-    import controller.inputs
     import controller.trace
+    import kernel.inputs
 
     root = Path(__file__).resolve().parents[2]
-    defined = {n for n in vars(controller.inputs) if not n.startswith("_")}
+    defined = {n for n in vars(kernel.inputs) if not n.startswith("_")}
     assert not set(controller.trace.__all__) & defined
     wrong = []
     for folder in ("bench", "broadcast", "controller", "drivers", "firmware_sim", "room", "tests"):

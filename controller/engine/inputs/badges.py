@@ -6,7 +6,7 @@ from __future__ import annotations
 from controller.engine import hands
 from controller.engine.state import Staffer
 from controller.engine.table import Table
-from controller.inputs import Badge
+from kernel.inputs import Badge
 
 
 def badge(table: Table, read: Badge) -> None:

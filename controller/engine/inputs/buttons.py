@@ -11,7 +11,7 @@ from controller.engine.procedures import misdeal_35
 from controller.engine.procedures.fouled_deck_35e import FOULED_DECK_HOLD
 from controller.engine.procedures.four_card_flop_39 import PROCEDURE_HOLD
 from controller.engine.table import Table
-from controller.inputs import ButtonPress
+from kernel.inputs import ButtonPress
 
 PANEL = ("misdeal", "boxed", "exposed")
 

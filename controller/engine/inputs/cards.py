@@ -7,7 +7,7 @@ from controller.engine import hands
 from controller.engine.antennas import Antenna, antenna
 from controller.engine.hand import Hand
 from controller.engine.table import Table
-from controller.inputs import TagIn, TagOut
+from kernel.inputs import TagIn, TagOut
 
 
 def card_arrived(table: Table, tag: TagIn, where: Antenna, card: str) -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from controller.engine.antennas import Antenna, antenna
 from controller.engine.table import Table
-from controller.inputs import Device, Event, TagIn, TagOut, Tick
+from kernel.inputs import Device, Event, TagIn, TagOut, Tick
 
 
 def settle_before(table: Table, event: Event) -> None:

@@ -10,7 +10,7 @@ from collections.abc import Callable
 from controller.engine import hands
 from controller.engine.state import Level, Seat, Staffer
 from controller.engine.table import ANSWERED_KEPT, ROOM_HOLD, Table
-from controller.inputs import Command
+from kernel.inputs import Command
 
 
 def apply_command(table: Table, cmd: Command) -> None:

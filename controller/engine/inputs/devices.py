@@ -4,7 +4,7 @@ badge reader no badge can be read, but the hand is not at risk."""
 from __future__ import annotations
 
 from controller.engine.table import Table
-from controller.inputs import Device
+from kernel.inputs import Device
 
 
 def device(table: Table, report: Device) -> None:

@@ -9,7 +9,7 @@ from controller.engine.antennas import Antenna, antenna
 from controller.engine.inputs.cards import card_arrived, card_left
 from controller.engine.inputs.chips import chip_moved
 from controller.engine.table import Table
-from controller.inputs import TagIn, TagOut
+from kernel.inputs import TagIn, TagOut
 
 
 def tag_in(table: Table, tag: TagIn) -> None:

@@ -15,8 +15,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from controller.errors import ConfigError
-from controller.private import exposure
+from kernel.errors import ConfigError
+from kernel.private import exposure
 
 NAME_RE = re.compile(r"^[A-Za-z0-9_-]+$")
 """An id, a name or a topic level from a configuration file."""
