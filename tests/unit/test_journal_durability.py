@@ -15,12 +15,12 @@ from controller.config import load_config
 from controller.daemon import Daemon
 from controller.engine import Engine
 from controller.items import DeviceAlert, RefusedCommand
-from controller.journal import open_journal, read_trace_file
-from controller.replay import replay_path
+from controller.journal import Output, open_journal, read_trace_file
+from controller.replay import Step, replay_path
 from controller.trace import event_to_json
 from kernel.errors import DeviceError
-from kernel.inputs import ButtonPress, Command, TagIn
-from kernel.messages import Message
+from kernel.inputs import ButtonPress, Command, TagIn, Tick
+from kernel.messages import EVENTS, Message
 from tests.journal_session import SEATS, offline_daemon, sim_config
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "sim-table.toml"
@@ -157,3 +157,25 @@ def test_the_alert_that_the_staff_file_was_not_saved_is_journaled_before_it_is_p
     alerts = [m.payload for m, _ in probe.published if m.topic == "alerts"]
     assert [a["type"] for a in alerts] == ["staff_registry_not_saved"]
     assert all(journaled for _, journaled in probe.published)
+
+
+TICK = Tick(1.0)
+
+
+def _started(**extra: object) -> Message:
+    payload = {"type": "hand_started", "seq": 3, "table": "t01", "hand": 1, "button": 4}
+    return Message(EVENTS, {**payload, **extra}, 1, False)
+
+
+def test_a_journal_of_an_earlier_release_replays_without_a_mismatch_where_fields_were_added() -> (
+    None
+):
+    """A release that adds fields to a message (the contract extends, never renames or
+    drops) replays an earlier release's journal without `journal_mismatch`; a field whose
+    value differs, or one the journal has and the replay lost, is still a difference."""
+    was = [Output(1.0, "engine", _started())]
+    assert Step(TICK, [_started(players={"4": "Anna"})], was).mismatch() is None
+    assert Step(TICK, [_started(button=5, players={})], was).mismatch() is not None
+    lost = [Output(1.0, "engine", _started(game="nlhe"))]
+    assert Step(TICK, [_started(players={})], lost).mismatch() is not None
+    assert Step(TICK, [_started(), _started()], was).mismatch() is not None
