@@ -13,10 +13,10 @@ from controller.config import Config, load_config
 from controller.daemon import Daemon
 from controller.journal import open_journal
 from controller.replay import build_engine
-from firmware_sim.dealer import DealerClock, TableDealer, seat_players
-from firmware_sim.plans import random_hand
 from kernel.inputs import Command, Event
 from kernel.messages import Message
+from sim.dealer import DealerClock, TableDealer, seat_players
+from sim.plans import random_hand
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "sim-table.toml"
 
