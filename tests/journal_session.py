@@ -84,12 +84,12 @@ def session(config: Config, hands: int, seed: int = 3) -> list[Event]:
 
 
 def run_daemon(config: Config, events: list[Event]) -> tuple[Daemon, list[list[Message]]]:
-    """The daemon's own journal-then-apply path (no devices, no broker), one call per input."""
+    """The daemon's own journal-then-apply path (no devices, no broker), a batch per input."""
     daemon = Daemon(config, clock=lambda: EPOCH)
     daemon.journal = open_journal(config.journal, config.table.id, now=EPOCH)
     assert daemon.journal is not None
     daemon.epoch = daemon.journal.epoch
-    out = [daemon.process(event) for event in events]
+    out = [daemon.handle([event]) for event in events]
     return daemon, out
 
 
