@@ -36,8 +36,8 @@ from controller.config import Config, load_config
 from controller.daemon import MAX_BATCH, Daemon
 from controller.engine.checkpoint import checkpoint
 from controller.journal import list_segments, open_journal
-from controller.simdemo import demo_script
 from kernel.inputs import Event
+from sim.demo import demo_script
 
 EPOCH = 1_700_000_000.0
 TABLE_TOML = """

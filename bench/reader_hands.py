@@ -3,7 +3,7 @@ and what the engine makes of it, with the boards reading every antenna in turn (
 protocol version 4) or where the hand is (the focus the daemon derives from the engine's
 state, controller/focus.py).
 
-The hands are random and legal (firmware_sim/plans.py), decided once and played in both
+The hands are random and legal (sim/plans.py), decided once and played in both
 modes. The dealer's moves get a human pace (a card pitched every 0.35 s, a player thinking
 1.2 to 2.5 s, a stack of chips pushed in 15 ms a chip...) and happen on the simulated
 front-ends at that moment, in the middle of a read if it falls there (firmware_sim/
@@ -29,11 +29,11 @@ from controller.config import Config, load_config
 from controller.focus import FocusTracker
 from controller.replay import build_engine
 from firmware import protocol
-from firmware_sim.dealer import DealerClock, TableDealer, seat_players
 from firmware_sim.modelled import ModelledBoard
-from firmware_sim.plans import random_hand
 from kernel.inputs import ButtonPress, Command, Event, TagIn, TagOut, Tick
 from kernel.messages import EVENTS, STATE
+from sim.dealer import DealerClock, TableDealer, seat_players
+from sim.plans import random_hand
 
 ROOT = Path(__file__).resolve().parent.parent
 CONFIG = ROOT / "examples" / "sim-table.toml"

@@ -45,7 +45,7 @@ from bench.machine import machine
 from controller.config import load_config
 from controller.localbroker import free_port
 from controller.replay import build_engine, drive
-from controller.simdemo import demo_script
+from sim.demo import demo_script
 
 ROOT = Path(__file__).resolve().parent.parent
 CONFIG = ROOT / "examples" / "sim-table.toml"

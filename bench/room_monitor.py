@@ -22,11 +22,11 @@ from typing import Any
 
 from controller.config import load_config
 from controller.replay import build_engine, drive
-from controller.simdemo import demo_script
 from room import pages
 from room.config import load_room_config
 from room.deps import RoomContext
 from room.store import Batch, EventRow, MessageRow, Store, open_store
+from sim.demo import demo_script
 
 EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "sim-table.toml"
 FLOOR = {"type": "floor_called", "severity": "warning", "message": "floor called", "t": 1.0}

@@ -59,7 +59,7 @@ per_input, per_message, published = [], [], 0
 cpu0 = time.process_time()
 for event in events:
     t0 = time.perf_counter()
-    out = daemon.process(event)
+    out = daemon.handle([event])
     dt = time.perf_counter() - t0
     per_input.append(dt)
     published += len(out)

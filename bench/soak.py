@@ -3,7 +3,7 @@
 One daemon on the simulated table (`examples/sim-table.toml`: simulated reader boards,
 GPIO bank and badge reader, all opened), a real mosquitto started here, and a journal
 directory with rotation and retention on (`max_segment_mb`, `keep_segments`). The
-built-in demo deals `--hands` random hands of its cash game (`controller.simdemo.demo_events`:
+built-in demo deals `--hands` random hands of its cash game (`sim.demo.demo_events`:
 rebuys and players leaving between hands, every chip a tag of the table's chip set, as at
 a real table); the script player conducts
 the daemon's virtual clock as fast as the machine goes (`--speed max`), every input queued
@@ -47,12 +47,12 @@ from controller import heap
 from controller.config import Config, load_config
 from controller.daemon import Daemon
 from controller.localbroker import LocalBroker
-from controller.simdemo import demo_events
-from controller.simtables import DEFAULT_SIM_CONFIG
-from firmware_sim.player import ScriptPlayer
 from kernel.clock import ManualClock
 from kernel.inputs import ButtonPress, Event
 from kernel.messages import Message
+from sim.demo import demo_events
+from sim.player import ScriptPlayer
+from sim.tables import DEFAULT_SIM_CONFIG
 
 CHIP_SET = 10_000
 #: Set when the bench started itself again with `PYTHONMALLOC` (never a second time).

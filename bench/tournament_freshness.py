@@ -47,10 +47,10 @@ from bench.machine import machine
 from controller.commands import parse_room_command
 from controller.engine import Engine, EngineSpec
 from controller.localbroker import free_port
-from firmware_sim.dealer import TableDealer
-from firmware_sim.live_dealer import can_start, rest_of_hand
 from kernel.inputs import ButtonPress, Event
 from kernel.messages import Message
+from sim.dealer import TableDealer
+from sim.live_dealer import can_start, rest_of_hand
 
 ROOT = Path(__file__).resolve().parent.parent
 ROOM = "bench"

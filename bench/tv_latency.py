@@ -31,7 +31,7 @@ from broadcast.desk import TableSpec
 from broadcast.service import TvService
 from controller.config import load_config
 from controller.replay import build_engine, drive
-from controller.simdemo import demo_script
+from sim.demo import demo_script
 
 ROOT = Path(__file__).resolve().parent.parent
 CHROMIUM = "/usr/bin/chromium"

@@ -283,10 +283,6 @@ class Daemon:
             return (self.window.tick(self.now()) if due else RELEASE), taken
         return False, taken
 
-    def process(self, item: Item) -> list[Message]:
-        """Journal and apply one item, commit, publish what it produced (a batch of one)."""
-        return self.handle([item])
-
     def handle(self, batch: Sequence[Item]) -> list[Message]:
         """Journal and apply a batch of items; commit the journal once; only then publish
         what they produced and let it have effect: the batch's own effects (PUBACKs, the

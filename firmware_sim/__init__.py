@@ -1,1 +1,1 @@
-"""Firmware simulators: reader boards on pseudo-terminals, shuffler, panel and badges."""
+"""Simulated hardware: reader boards on pseudo-terminals, PN5180s, field board and badges."""

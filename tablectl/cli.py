@@ -20,8 +20,13 @@ from typing import TYPE_CHECKING, Any
 
 from controller import __version__
 from controller.config import GAMES, PROFILES, BrokerConfig, Config, with_game
-from controller.simdemo import demo_events, demo_script
-from controller.simtables import (
+from controller.simview import Feed, LiveView, Sink, make_console, raw_printer
+from controller.supervision import stop_on_signals
+from controller.trace import load_trace
+from kernel.errors import TableError
+from kernel.inputs import Event
+from sim.demo import demo_events, demo_script
+from sim.tables import (
     DEFAULT_SIM_CONFIG,
     MAX_TABLES,
     SIM_TAIL,
@@ -29,11 +34,6 @@ from controller.simtables import (
     sim_table_file,
     speed_arg,
 )
-from controller.simview import Feed, LiveView, Sink, make_console, raw_printer
-from controller.supervision import stop_on_signals
-from controller.trace import load_trace
-from kernel.errors import TableError
-from kernel.inputs import Event
 
 __all__ = ["build_parser", "demo_events", "demo_script", "main", "trace_headers"]
 
@@ -327,7 +327,7 @@ def _sim_tables(
 ) -> tuple[list[_SimTable], list[Config]]:
     """Every table's configuration (journal and signing key in the sim's folder), and the
     one table played in this process (a room of them plays in worker processes)."""
-    from controller.simtables import sim_journal, table_config
+    from sim.tables import sim_journal, table_config
 
     tables: list[_SimTable] = []
     configs: list[Config] = []
@@ -432,7 +432,7 @@ def _sim_workers(
     cleanup: contextlib.ExitStack,
 ) -> list[_Played]:
     """A room's tables played by worker processes; what each table did."""
-    from controller.simtables import SimWorkers, worker_args
+    from sim.tables import SimWorkers, worker_args
 
     assert run.workdir is not None
     argv = worker_args(
@@ -474,7 +474,7 @@ def _sim_end(
     if room is not None and not interrupted and played:
         run.say(room.summary(max(p.seq for p in played)))
         if args.tables > 1:
-            from controller.simtables import room_check
+            from sim.tables import room_check
 
             run.say(room_check(room, sum(p.seq for p in played)))
     if not interrupted and not args.exit_when_done:
@@ -545,7 +545,7 @@ class _SimTable:
 
     def play(self, speed: float, stop: threading.Event) -> None:
         """Play the script, then let the timers it left running fire; wait for the broker."""
-        from firmware_sim.player import ScriptPlayer
+        from sim.player import ScriptPlayer
 
         player = ScriptPlayer(self.daemon, speed=speed, clock=self.clock)
         self.played = player.play(self.events, stop)

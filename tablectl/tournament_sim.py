@@ -2,7 +2,7 @@
 
 A local mosquitto, the room server with the tournament (its clock `--speed` times real
 time), N simulated tables (firmware simulators and the daemon, each with its own dealer who
-deals hand after hand: firmware_sim/live_dealer.py), a floor that confirms what the room
+deals hand after hand: sim/live_dealer.py), a floor that confirms what the room
 proposes over the HTTP API with the floor token (or you, on the floor page, with
 `--floor manual`), and the TV service with the chip-count lower-third. The room drives the
 tables only with room commands over the broker (seat, unseat, level, button, hold, release),
@@ -141,10 +141,10 @@ class SimTournament:
 
     def _tables(self, broker: BrokerConfig) -> None:
         from controller.daemon import Daemon
-        from controller.simtables import table_config, table_id
-        from firmware_sim.live_dealer import LiveDealer
-        from firmware_sim.player import ScriptPlayer
         from kernel.clock import ManualClock
+        from sim.live_dealer import LiveDealer
+        from sim.player import ScriptPlayer
+        from sim.tables import table_config, table_id
 
         count = max(self.args.tables, len(self.structure.tables))
         ids = [table_id(self.config.table.id, i) for i in range(count)]

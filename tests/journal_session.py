@@ -13,10 +13,10 @@ from controller.config import Config, load_config
 from controller.daemon import Daemon
 from controller.journal import open_journal
 from controller.replay import build_engine
-from firmware_sim.dealer import DealerClock, TableDealer, seat_players
-from firmware_sim.plans import random_hand
 from kernel.inputs import Command, Event
 from kernel.messages import Message
+from sim.dealer import DealerClock, TableDealer, seat_players
+from sim.plans import random_hand
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "sim-table.toml"
 
@@ -84,12 +84,12 @@ def session(config: Config, hands: int, seed: int = 3) -> list[Event]:
 
 
 def run_daemon(config: Config, events: list[Event]) -> tuple[Daemon, list[list[Message]]]:
-    """The daemon's own journal-then-apply path (no devices, no broker), one call per input."""
+    """The daemon's own journal-then-apply path (no devices, no broker), a batch per input."""
     daemon = Daemon(config, clock=lambda: EPOCH)
     daemon.journal = open_journal(config.journal, config.table.id, now=EPOCH)
     assert daemon.journal is not None
     daemon.epoch = daemon.journal.epoch
-    out = [daemon.process(event) for event in events]
+    out = [daemon.handle([event]) for event in events]
     return daemon, out
 
 

@@ -54,7 +54,7 @@ class SimTables:
 
     def play(self, table: str, events: list[Event], speed: float = 8.0) -> None:
         """Deal `events` on the table's simulated hardware in (scaled) real time."""
-        from firmware_sim.player import ScriptPlayer
+        from sim.player import ScriptPlayer
 
         ScriptPlayer(self.daemons[table], speed=speed).play(events)
 

@@ -10,9 +10,9 @@ from pokerkit import Automation, ChipsPushing, NoLimitTexasHoldem, State
 
 from controller.engine import Engine, EngineSpec
 from controller.engine.cards import FULL_DECK
-from firmware_sim.dealer import Decision, HandPlan, TableDealer
 from kernel.inputs import Command, Event
 from kernel.messages import Message
+from sim.dealer import Decision, HandPlan, TableDealer
 
 # Hole and board cards are dealt by this module from a seeded deck (pokerkit's own dealing
 # automations shuffle with the global `random` module, which would make hands irreproducible).

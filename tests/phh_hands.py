@@ -16,9 +16,9 @@ from pokerkit import ChipsPushing, State
 
 from controller.engine import Engine, EngineSpec
 from controller.engine.cards import FULL_DECK
-from firmware_sim.dealer import TableDealer
 from kernel.inputs import Event
 from kernel.messages import Message
+from sim.dealer import TableDealer
 from tests.oracle import (
     AUTOMATIONS,
     LEVELS,

@@ -30,11 +30,11 @@ from controller.daemon import Daemon
 from controller.journal import open_journal, read_journal_dir, read_trace_file
 from controller.replay import build_engine, replay_path
 from controller.trace import event_to_json
-from firmware_sim.dealer import DealerClock, TableDealer, seat_players
-from firmware_sim.plans import random_hand
 from kernel.errors import TableError
 from kernel.inputs import Badge, Event, TagIn, TagOut
 from kernel.messages import EVENTS, STATUS
+from sim.dealer import DealerClock, TableDealer, seat_players
+from sim.plans import random_hand
 from tests.broker import Mosquitto
 from tests.crash_states import Model
 from tests.strace_log import FileOp, FileOps, Publish, Syscall, file_ops, parse_log, publishes

@@ -29,13 +29,13 @@ from controller.engine import Engine
 from controller.journal import Segment, list_segments, read_journal_dir, read_trace_file
 from controller.registry import ChipRegistry, DeckRegistry, load_chips, load_deck
 from controller.replay import build_engine, drive
-from controller.simdemo import demo_script
 from drivers.gpio.sim import send_control
 from drivers.reader.view import TagView
 from firmware_sim.reader_board import ReaderBoardSim
 from kernel.errors import TraceError
 from kernel.inputs import ButtonPress, Command, Event, TagIn, TagOut, Tick
 from kernel.messages import Message
+from sim.demo import demo_script
 from tests.broker import Mosquitto, Received, Subscriber
 
 ROOT = Path(__file__).resolve().parent.parent

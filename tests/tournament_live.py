@@ -13,12 +13,12 @@ import httpx
 
 from controller.config import load_config
 from controller.daemon import Daemon
-from controller.simtables import table_config
-from firmware_sim.live_dealer import LiveDealer
-from firmware_sim.player import ScriptPlayer
 from kernel.clock import ManualClock
 from room.config import load_room_config
 from room.server import RoomServer
+from sim.live_dealer import LiveDealer
+from sim.player import ScriptPlayer
+from sim.tables import table_config
 from tests.broker import Mosquitto
 from tests.room_helpers import TOKEN, write_room_config
 

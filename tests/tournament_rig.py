@@ -1,6 +1,6 @@
 """A whole tournament in this process, fast: the room's `Tournament` drives real table engines
 (controller.engine, the very code of a table) with its commands, a simulated dealer deals at
-each table (firmware_sim.live_dealer: the sim's planner), and the engines' events go back to
+each table (sim.live_dealer: the sim's planner), and the engines' events go back to
 the tournament as the room server would pass them. No broker and no hardware: the tests of the
 tournament's procedures see exactly the messages a table publishes."""
 
@@ -16,20 +16,20 @@ from typing import Any
 from controller.engine import Engine, EngineSpec
 from controller.engine.cards import FULL_DECK
 from controller.rules.betting import street_order
-from firmware_sim.dealer import Decision, HandPlan, TableDealer
-from firmware_sim.live_dealer import (
-    can_start,
-    first_card,
-    rest_of_hand,
-    shuffler_starts,
-    waits_for_the_floor,
-)
 from kernel.inputs import ButtonPress, Command, Event, TagIn, TagOut
 from kernel.messages import Message
 from room.tournament import facts
 from room.tournament.model import Command as RoomCommand
 from room.tournament.structure import Structure, load_structure
 from room.tournament.tournament import Tournament
+from sim.dealer import Decision, HandPlan, TableDealer
+from sim.live_dealer import (
+    can_start,
+    first_card,
+    rest_of_hand,
+    shuffler_starts,
+    waits_for_the_floor,
+)
 
 START = 1_800_000_000.0  # the room's clock (unix time) when the rig starts
 

@@ -11,9 +11,9 @@ from typing import Any
 from controller.config import Config, load_config
 from controller.replay import build_engine, drive
 from controller.seal import ReleasePolicy, TableSeal, open_sealed
-from firmware_sim.dealer import DealerClock, Decision, HandPlan, TableDealer, seat_players
 from kernel.inputs import Event, TagIn
 from kernel.messages import Message
+from sim.dealer import DealerClock, Decision, HandPlan, TableDealer, seat_players
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE = ROOT / "examples" / "sim-table.toml"

@@ -193,7 +193,7 @@ class SimTable:
 
     def play(self, events: list[Event], speed: float = 4.0) -> None:
         """Deal the trace on the simulated hardware, in (scaled) real time."""
-        from firmware_sim.player import ScriptPlayer
+        from sim.player import ScriptPlayer
 
         ScriptPlayer(self.daemon, speed=speed).play(events)
 

@@ -69,19 +69,6 @@ class ChipResolver(Protocol):
     def value_of(self, uid: str) -> int | None: ...
 
 
-class StaffLike(Protocol):
-    """A staff registry entry (controller.staff.StaffMember)."""
-
-    @property
-    def uid(self) -> str: ...
-
-    @property
-    def name(self) -> str: ...
-
-    @property
-    def role(self) -> str: ...
-
-
 class StaffSource(Protocol):
     """The staff registry the engine starts from (controller.staff.StaffRegistry)."""
 

@@ -99,7 +99,7 @@ RULES: tuple[Rule, ...] = (
         "RP-8F",
         "An all-in and call stays face down until the floor instructs (the table's side: "
         "controller/engine, `hands_face_down`)",
-        (f"{_T}._h4h_progress", "firmware_sim.live_dealer:waits_for_the_floor"),
+        (f"{_T}._h4h_progress", "sim.live_dealer:waits_for_the_floor"),
     ),
     Rule(
         "RP-9",

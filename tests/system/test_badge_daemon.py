@@ -16,9 +16,9 @@ from controller.daemon import Daemon
 from controller.journal import read_trace_file
 from controller.staff import load_staff
 from firmware_sim.badge_card import VirtualBadge
-from firmware_sim.player import ScriptPlayer
 from kernel.errors import RegistryError
 from kernel.inputs import Badge, ButtonPress, Device, TagIn
+from sim.player import ScriptPlayer
 from tests.broker import Mosquitto, Received, Subscriber
 from tests.pcscd import SLOT0, Pcscd, check_prerequisites, free_port_pair
 

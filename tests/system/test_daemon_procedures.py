@@ -21,8 +21,8 @@ from controller.config import load_config
 from controller.daemon import Daemon
 from controller.staff import load_staff
 from controller.trace import load_trace
-from firmware_sim.player import ScriptPlayer
 from kernel.inputs import Event, TagIn, TagOut
+from sim.player import ScriptPlayer
 from tests.broker import Mosquitto, Received, Subscriber
 
 pytestmark = pytest.mark.timeout(180)

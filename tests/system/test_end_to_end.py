@@ -17,11 +17,11 @@ from controller.config import Config, load_config
 from controller.daemon import Daemon
 from controller.schema import validate
 from controller.seal import open_sealed
-from controller.simdemo import demo_script
-from firmware_sim.dealer import DealerClock, Decision, HandPlan, TableDealer, seat_players
-from firmware_sim.player import ScriptPlayer
 from kernel.inputs import ButtonPress
 from kernel.messages import Message
+from sim.dealer import DealerClock, Decision, HandPlan, TableDealer, seat_players
+from sim.demo import demo_script
+from sim.player import ScriptPlayer
 from tests.broker import Mosquitto, Received, Subscriber
 
 pytestmark = pytest.mark.timeout(90)

@@ -13,10 +13,10 @@ from controller import heap
 from controller.config import load_config
 from controller.daemon import Daemon
 from controller.journal import SegmentedJournal
-from controller.simdemo import demo_events
-from controller.simtables import DEFAULT_SIM_CONFIG
-from firmware_sim.player import ScriptPlayer
 from kernel.clock import ManualClock
+from sim.demo import demo_events
+from sim.player import ScriptPlayer
+from sim.tables import DEFAULT_SIM_CONFIG
 from tests.broker import Mosquitto
 
 pytestmark = pytest.mark.skipif(not heap.available(), reason="glibc only")

@@ -26,10 +26,10 @@ from controller.daemon import Daemon
 from controller.engine import Engine
 from controller.publisher import Publisher, PublishError
 from controller.replay import replay
-from controller.simdemo import demo_script
 from controller.trace import load_trace
 from kernel.inputs import ButtonPress, Command, Event, TagIn
 from kernel.messages import HOLECARDS, Message
+from sim.demo import demo_script
 from tests.broker import Mosquitto, Received, Subscriber
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -282,8 +282,8 @@ def test_misdeal_is_written_as_commentary_and_user_field() -> None:
 
 
 def test_export_phh_command_writes_one_file_per_completed_hand(tmp_path: Path) -> None:
-    from controller.simdemo import demo_script
     from controller.trace import event_to_json
+    from sim.demo import demo_script
 
     trace = tmp_path / "hands.jsonl"
     config = load_config(CONFIG)

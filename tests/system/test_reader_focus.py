@@ -19,9 +19,9 @@ from controller.config import load_config
 from controller.daemon import Daemon
 from controller.trace import load_trace
 from drivers.reader.driver import ReaderDriver
-from firmware_sim.player import ScriptPlayer
 from firmware_sim.reader_board import ReaderBoardSim
 from kernel.inputs import Event, TagIn
+from sim.player import ScriptPlayer
 from tests.broker import Mosquitto, Received, Subscriber
 
 pytestmark = pytest.mark.timeout(180)

@@ -16,9 +16,9 @@ from controller.engine.checkpoint import checkpoint
 from controller.journal import list_segments, open_journal
 from controller.resend import MAX_RANGE, ResendRequest
 from controller.schema import validate
-from controller.simdemo import demo_script
 from kernel.inputs import Event
 from kernel.messages import EVENTS, REPLIES, Message
+from sim.demo import demo_script
 from tests.broker import EXAMPLE_ACL, USERS, Mosquitto, Subscriber
 from tests.table_rig import poll
 

@@ -17,9 +17,9 @@ from controller.config import load_config
 from controller.daemon import Daemon
 from controller.journal import read_trace_file
 from controller.seal import open_sealed
-from controller.simdemo import demo_script
 from room.config import load_room_config
 from room.server import RoomServer
+from sim.demo import demo_script
 from tests.broker import Mosquitto, Subscriber
 from tests.room_helpers import TOKEN, write_room_config
 from tests.table_rig import poll

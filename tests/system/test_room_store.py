@@ -12,12 +12,12 @@ import pytest
 
 from controller.config import load_config
 from controller.replay import build_engine, drive
-from controller.simdemo import demo_script
 from room.config import DatabaseConfig, StatsConfig
 from room.schema import LATEST
 from room.stats import table_stats
 from room.store import Batch, EventRow, MessageRow, Store, StoreError, open_store
 from room.summary import hand_phh, summarize
+from sim.demo import demo_script
 from tests.system.test_resend import EXAMPLE
 
 

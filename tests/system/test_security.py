@@ -25,9 +25,9 @@ from controller.config import Config, load_config
 from controller.daemon import Daemon
 from controller.schema import validate
 from controller.seal import open_sealed
-from firmware_sim.dealer import DealerClock, Decision, HandPlan, TableDealer, seat_players
-from firmware_sim.player import ScriptPlayer
 from kernel.messages import Message
+from sim.dealer import DealerClock, Decision, HandPlan, TableDealer, seat_players
+from sim.player import ScriptPlayer
 from tests.broker import (
     EXAMPLE_ACL,
     MAKE_CERTS,

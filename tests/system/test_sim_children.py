@@ -53,7 +53,7 @@ def test_a_killed_sim_takes_its_workers_and_its_broker_with_it(tmp_path: Path) -
         while time.monotonic() < deadline:
             kids = children_of(sim.pid)
             cmdlines = [Path(f"/proc/{k}/cmdline").read_bytes() for k in kids if alive(k)]
-            if any(b"controller.simtables" in c for c in cmdlines) and any(
+            if any(b"sim.tables" in c for c in cmdlines) and any(
                 b"mosquitto" in c for c in cmdlines
             ):
                 break

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from controller.simtables import MAX_TABLES
+from sim.tables import MAX_TABLES
 from tests.table_rig import ROOT, tablectl
 
 #: Scripts and tests: the raw messages, exit once the hands are dealt, keep the journals

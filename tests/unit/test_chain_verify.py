@@ -54,7 +54,7 @@ def signed_table(tmp_path: Path, *, directory: bool = True) -> tuple[Config, Pat
     daemon.journal = open_journal(config.journal, "t01", now=EPOCH, signer=daemon.seal.signer)
     daemon.epoch = daemon.journal.epoch
     for e in session(config, hands=3):
-        daemon.process(e)
+        daemon.handle([e])
     daemon.journal.close()
     return config, tmp_path / "t01.toml"
 

@@ -7,8 +7,8 @@ import math
 
 import pytest
 
-from controller.simtables import speed_arg
 from kernel.clock import FunctionClock, ManualClock, SystemClock
+from sim.tables import speed_arg
 
 
 def test_manual_clock_moves_only_when_stepped_and_wall_follows() -> None:
@@ -53,7 +53,7 @@ def test_sim_table_ids_topics_and_identities_count_on_from_the_first() -> None:
     from pathlib import Path
 
     from controller.config import load_config
-    from controller.simtables import table_config, table_id
+    from sim.tables import table_config, table_id
 
     assert [table_id("t01", i) for i in range(3)] == ["t01", "t02", "t03"]
     assert table_id("t9", 1) == "t10" and table_id("bar", 2) == "bar-3"

@@ -10,7 +10,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 PRODUCT = (
-    "kernel", "controller", "drivers", "room", "broadcast", "firmware", "firmware_sim", "tablectl"
+    "kernel", "controller", "drivers", "room", "broadcast", "firmware", "firmware_sim", "sim",
+    "tablectl",
 )
 #: Every function over 10, measured without the project's settings, pragmas or exemptions.
 RUFF = ("check", "--isolated", "--ignore-noqa", "--select", "C901", "--no-cache")

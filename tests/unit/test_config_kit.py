@@ -11,7 +11,8 @@ from kernel.configkit import read_sections, section
 from kernel.errors import ConfigError
 
 ROOT = Path(__file__).resolve().parents[2]
-PACKAGES = ("controller", "drivers", "firmware", "firmware_sim", "room", "broadcast", "bench")
+PACKAGES = ("controller", "drivers", "firmware", "firmware_sim", "sim", "room", "broadcast")
+PACKAGES += ("bench",)
 
 
 def test_an_unknown_section_is_refused_with_the_nearest_name(tmp_path: Path) -> None:

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from controller.config import load_config
 from controller.replay import build_engine
-from controller.simdemo import demo_events
-from controller.simtables import DEFAULT_SIM_CONFIG
 from kernel.inputs import ButtonPress, TagIn, TagOut
+from sim.demo import demo_events
+from sim.tables import DEFAULT_SIM_CONFIG
 
 
 def test_every_chip_leaves_the_pot_by_the_next_hand_and_a_reused_chip_set_reads_clean() -> None:
@@ -39,8 +39,8 @@ def test_the_demo_is_a_cash_game_on_the_tables_chip_set_with_dealing_errors_put_
     """400 hands: players rebuy and leave (the game never ends by itself), every chip is a
     registered tag from the rack (never two places at once, never short), and the
     misdeals the dealer makes on purpose are each re-dealt."""
-    from controller import simdemo
     from kernel.inputs import Command
+    from sim import demo as simdemo
 
     config = load_config(DEFAULT_SIM_CONFIG)
     engine = build_engine(config)

@@ -16,10 +16,10 @@ from controller.config import GAMES, Config, load_config
 from controller.engine import Engine
 from controller.replay import build_engine
 from controller.rules.profiles import PROFILES
-from controller.simdemo import demo_events
-from controller.simtables import DEFAULT_SIM_CONFIG
-from firmware_sim.mistakes import MISTAKES
 from kernel.inputs import Event
+from sim.demo import demo_events
+from sim.mistakes import MISTAKES
+from sim.tables import DEFAULT_SIM_CONFIG
 
 SEEDS_PER_CASE = 14  # x 5 profiles x 3 games = 210 seeds
 HANDS = 4

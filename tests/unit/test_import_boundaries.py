@@ -18,8 +18,6 @@ DRIVER_CORE = frozenset({"kernel.errors", "kernel.inputs"})
 #: The controller modules that may import drivers or firmware_sim, and only lazily.
 DEVICE_WIRING = {
     "controller/devices.py": ("drivers", "firmware_sim"),  # the backends and their drivers
-    "controller/simdemo.py": ("firmware_sim",),  # the demo's dealer and hand plans
-    "controller/simtables.py": ("firmware_sim",),  # the `sim --tables N` workers' players
 }
 #: The shell's modules that do I/O (devices, files, sockets, clocks, threads).
 SHELL = (
@@ -44,7 +42,6 @@ SHELL = (
     "room_commands",
     "rotation",
     "sdnotify",
-    "simdemo",
     "simview",
     "staff_sync",
     "supervision",
@@ -137,9 +134,9 @@ def test_drivers_import_only_the_core_of_the_controller() -> None:
 
 @pytest.mark.parametrize("package", ["drivers", "firmware_sim"])
 def test_the_controller_reaches_devices_only_through_its_device_wiring(package: str) -> None:
-    """controller/ imports drivers and firmware_sim only in the device wiring (and the `sim`
-    command, firmware_sim only), inside the function that needs them: a table loads the
-    hardware library or simulator of the backends it names, and nothing else."""
+    """controller/ imports drivers and firmware_sim only in the device wiring, inside the
+    function that needs them: a table loads the hardware library or simulator of the
+    backends it names, and nothing else."""
     wrong = []
     for i in imports_of("controller"):
         if not _within(i.module, package):
@@ -171,7 +168,7 @@ def test_backends_are_named_only_in_the_backend_table() -> None:
 @pytest.mark.parametrize("package", ["controller/engine", "controller/rules"])
 def test_the_engine_imports_no_module_of_the_shell(package: str) -> None:
     """The engine is pure: nothing it imports reads a device, a file, a socket or a clock."""
-    shell = [f"controller.{name}" for name in SHELL] + ["drivers", "firmware_sim"]
+    shell = [f"controller.{name}" for name in SHELL] + ["drivers", "firmware_sim", "sim"]
     wrong = [
         f"{i.path}:{i.line}: {i.module}"
         for i in imports_of(package)

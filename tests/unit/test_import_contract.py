@@ -14,12 +14,9 @@ import grimp
 
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGES = (
-    "tablectl", "kernel", "controller", "drivers", "firmware", "firmware_sim", "room", "broadcast"
+    "tablectl", "kernel", "controller", "drivers", "firmware", "firmware_sim", "sim", "room",
+    "broadcast",
 )
-#: The cycle between top-level packages still to break, by moving code (docs/architecture.md,
-#: "Layers"): the table's sim backends and demo dealer live in `firmware_sim`, which plays
-#: the engine.
-KNOWN_CYCLES = {("controller", "firmware_sim")}
 
 
 def test_the_import_contract_holds() -> None:
@@ -35,7 +32,7 @@ def test_the_import_contract_holds() -> None:
 
 
 def test_no_new_cycle_between_top_level_packages() -> None:
-    """Each pair of top-level packages imports one way only, but for the known cycles left."""
+    """Each pair of top-level packages imports one way only."""
     graph = grimp.build_graph(*PACKAGES, exclude_type_checking_imports=False, cache_dir=None)
     edges: set[tuple[str, str]] = set()
     for module in graph.modules:
@@ -44,7 +41,7 @@ def test_no_new_cycle_between_top_level_packages() -> None:
             if a != b:
                 edges.add((a, b))
     cycles = {tuple(sorted(pair)) for pair in edges if pair[::-1] in edges}
-    assert cycles <= KNOWN_CYCLES, sorted(cycles - KNOWN_CYCLES)
+    assert cycles == set(), sorted(cycles)
 
 
 def test_the_contract_sees_imports_inside_functions() -> None:
@@ -57,8 +54,8 @@ def test_the_contract_sees_imports_inside_functions() -> None:
 def test_the_command_line_is_named_by_its_one_home() -> None:
     """`tablectl.cli` (console script `tablectl`); the table's package has no command line."""
     stale = []
-    for folder in ("tablectl", "kernel", "controller", "room", "broadcast", "firmware_sim", "bench",
-                   "tests", "scripts", "docs", "systemd"):  # fmt: skip
+    for folder in ("tablectl", "kernel", "controller", "room", "broadcast", "firmware_sim", "sim",
+                   "bench", "tests", "scripts", "docs", "systemd"):  # fmt: skip
         for file in sorted((ROOT / folder).rglob("*")):
             if file.suffix not in (".py", ".md", ".sh", ".toml", ".service") or not file.is_file():
                 continue

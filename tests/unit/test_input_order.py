@@ -79,7 +79,7 @@ def _source(event: Event, config: Config) -> str:
 def _hands(config: Config, hands: int, seed: int) -> list[tuple[str, Event]]:
     """The demo's hands as each source makes them: the daemon makes its own ticks; two
     sources never stamp the very same instant (a real clock does not either)."""
-    from controller.simdemo import demo_script
+    from sim.demo import demo_script
 
     out: list[tuple[str, Event]] = []
     taken: dict[float, str] = {}

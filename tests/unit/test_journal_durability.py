@@ -63,8 +63,8 @@ def test_every_published_message_is_in_the_journal_before_it_is_published(
             TagIn(1.5, "seat1", card="As"),
         ]
     )
-    daemon.process(DeviceAlert("reader_silent", "card_reader: no frame for 3 s", {}))
-    daemon.process(RefusedCommand("level", "r4", "field 'big_blind' must be an integer"))
+    daemon.handle([DeviceAlert("reader_silent", "card_reader: no frame for 3 s", {})])
+    daemon.handle([RefusedCommand("level", "r4", "field 'big_blind' must be an integer")])
     journal.close()
 
     topics = [m.topic for m, _ in probe.published]

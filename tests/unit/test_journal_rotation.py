@@ -22,10 +22,10 @@ from controller.journal import (
     read_trace_file,
 )
 from controller.replay import build_engine, drive, drive_segments, replay_path
-from firmware_sim.dealer import seat_players
 from kernel.errors import CheckpointError, ConfigError, JournalError, TraceError
 from kernel.inputs import ButtonPress, TagIn, Tick
 from kernel.messages import Message
+from sim.dealer import seat_players
 from tablectl.cli import main as cli_main
 from tests.journal_session import EPOCH, TABLE_TOML, make_config, run_daemon, session
 

@@ -23,9 +23,9 @@ import pytest
 from pokerkit import StandardHighHand
 
 from controller.engine import Engine, EngineSpec
-from firmware_sim.dealer import Decision, HandPlan, TableDealer
 from kernel.inputs import ButtonPress, Command, Event
 from kernel.messages import Message
+from sim.dealer import Decision, HandPlan, TableDealer
 
 BOARD = ["Kd", "9s", "8h", "3d", "2c"]  # no straight, no flush, nothing paired by the holes
 BURNS = ["2d", "3c", "4d"]

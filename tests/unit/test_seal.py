@@ -194,15 +194,15 @@ def test_a_key_asked_for_early_is_refused_and_alerted(tmp_path: Path) -> None:
     daemon = Daemon(config, clock=lambda: EPOCH)
     daemon.journal = open_journal(config.journal, "t01", now=EPOCH)
     daemon.epoch = daemon.journal.epoch
-    out = [m for e in session(config, hands=1) for m in daemon.process(e)]
+    out = [m for e in session(config, hands=1) for m in daemon.handle([e])]
     sealed = [m.payload["seq"] for m in out if m.topic == HOLECARDS]
     assert sealed and not [m for m in out if m.topic == HOLEKEYS]  # an hour to go
-    answer = daemon.process(HoleRequest("holekeys", sealed[0], sealed[-1]))
+    answer = daemon.handle([HoleRequest("holekeys", sealed[0], sealed[-1])])
     assert not [m for m in answer if m.topic == HOLEKEYS]
     alerts = [m.payload for m in answer if m.topic == ALERTS]
     assert [a["type"] for a in alerts] == ["holekey_refused"]
     assert alerts[0]["seqs"] == sealed and alerts[0]["severity"] == "critical"
     # the sealed cards themselves may be asked for again: the same bytes, still sealed
-    again = daemon.process(HoleRequest("holecards", sealed[0], sealed[-1]))
+    again = daemon.handle([HoleRequest("holecards", sealed[0], sealed[-1])])
     assert [m.payload for m in again] == [m.payload for m in out if m.topic == HOLECARDS]
     daemon.journal.close()

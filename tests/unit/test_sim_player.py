@@ -5,8 +5,8 @@ from __future__ import annotations
 from types import SimpleNamespace
 from typing import Any
 
-from firmware_sim.player import ScriptPlayer
 from kernel.inputs import TagIn, TagOut
+from sim.player import ScriptPlayer
 
 REGISTRY = {f"04C0000050000{i}": 500 for i in range(1, 4)}
 
@@ -81,7 +81,7 @@ def test_a_later_part_pushes_the_pot_of_the_chips_lying_there() -> None:
 
 
 def test_a_room_of_tables_is_spread_over_worker_processes() -> None:
-    from controller.simtables import TABLES_PER_WORKER, spread
+    from sim.tables import TABLES_PER_WORKER, spread
 
     assert spread(1) == [[0]]
     assert spread(TABLES_PER_WORKER) == [list(range(TABLES_PER_WORKER))]

@@ -8,7 +8,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 FOLDERS = ("bench", "broadcast", "controller", "docs", "drivers", "examples", "firmware")
-FOLDERS += ("firmware_sim", "room", "scripts", "systemd", "tests")
+FOLDERS += ("firmware_sim", "sim", "room", "scripts", "systemd", "tests")
 SUFFIXES = {".py", ".md", ".toml", ".jsonl", ".json", ".js", ".html", ".sh", ".conf", ".txt"}
 
 #: A transcript's file name ("004_3695c542e3bee12b"), a line of one ("(004:10)",

@@ -208,7 +208,9 @@ def test_each_input_type_has_one_home_in_kernel_inputs() -> None:
     defined = {n for n in vars(kernel.inputs) if not n.startswith("_")}
     assert not set(controller.trace.__all__) & defined
     wrong = []
-    for folder in ("bench", "broadcast", "controller", "drivers", "firmware_sim", "room", "tests"):
+    folders = ("bench", "broadcast", "controller", "drivers", "firmware_sim", "sim", "room")
+    folders += ("tests",)
+    for folder in folders:
         for path in (root / folder).rglob("*.py"):
             for node in ast.walk(ast.parse(path.read_text())):
                 if isinstance(node, ast.ImportFrom) and node.module == "controller.trace":

@@ -20,6 +20,18 @@ from controller.config import Config
 from controller.engine import Engine
 from kernel.errors import TableError
 from kernel.inputs import Badge, ButtonPress, Command, Event, TagIn, TagOut, Tick
+from sim.dealer import DealerClock, TableDealer, seat_players
+from sim.finisher import (
+    HandFinisher,
+    finish,
+    finish_live,
+    floor_badge,
+    off_plan,
+    parted_ways,
+    table_view,
+)
+from sim.mistakes import MISTAKES
+from sim.plans import random_hand
 
 log = logging.getLogger("tablectl.sim")
 
@@ -152,7 +164,7 @@ def demo_events(
 
     About one hand in `error_every` (after the first few) the dealer makes a dealing
     error on purpose: the first card to the wrong seat (a misdeal, 35A-2), or one of
-    `errors` (firmware_sim/mistakes.py: `premature_flop`, `four_card_flop`,
+    `errors` (sim/mistakes.py: `premature_flop`, `four_card_flop`,
     `folds_out_of_turn`). Whenever the table answers otherwise than the plan expected,
     the dealer follows the table's instructions to the end of the hand.
 
@@ -160,18 +172,6 @@ def demo_events(
     daemon), read between the dealer's moves: where it reads them otherwise than the
     dealer's own reckoning, the dealer follows it to the end of the hand."""
     from controller.replay import build_engine
-    from firmware_sim.dealer import DealerClock, TableDealer, seat_players
-    from firmware_sim.finisher import (
-        HandFinisher,
-        finish,
-        finish_live,
-        floor_badge,
-        off_plan,
-        parted_ways,
-        table_view,
-    )
-    from firmware_sim.mistakes import MISTAKES
-    from firmware_sim.plans import random_hand
 
     unknown = sorted(set(errors) - set(MISTAKES))
     if unknown:
@@ -214,7 +214,7 @@ def demo_events(
         yield from between
         # The plan, as long as the table goes along with it; where the table answers
         # otherwise (a procedure, the floor called, an action out of turn), the dealer
-        # follows the table and finishes the hand (firmware_sim/finisher.py).
+        # follows the table and finishes the hand (sim/finisher.py).
         # A live table is compared after a tick only: by then it has read every input
         # before it (its reorder window let them go).
         before = shadow.hand_number
@@ -272,8 +272,6 @@ def _with_a_mistake(
 ) -> tuple[list[Event], bool]:
     """The hand with one dealing error made on purpose (a misdeal, or one of `errors`),
     and whether it is the misdeal."""
-    from firmware_sim.mistakes import MISTAKES
-
     kind = mistakes.choice(["misdeal", *errors]) if errors else "misdeal"
     if kind != "misdeal":
         return MISTAKES[kind](planned, mistakes), False

@@ -14,8 +14,8 @@ from controller.rules.betting import (
     limit_bet_size,
     street_order,
 )
-from firmware_sim.dealer import Decision, HandPlan, TableDealer
 from kernel.inputs import ButtonPress, Event, TagIn
+from sim.dealer import Decision, HandPlan, TableDealer
 
 
 def _decide(rng: random.Random, rnd: BettingRound, seat: int, street: int) -> Decision:

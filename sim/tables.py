@@ -23,6 +23,8 @@ from typing import Any
 from controller.children import end_with_parent
 from controller.config import Config, load_config
 from kernel.errors import ConfigError, TableError
+from sim.demo import demo_events
+from sim.player import ScriptPlayer
 
 #: The most tables one `tablectl sim` runs (each has two reader-board simulators on ptys;
 #: more than one are spread over worker processes). How many of them a machine runs at
@@ -154,7 +156,7 @@ class TableResult:
 
 class SimWorkers:
     """The worker processes of `tablectl sim --tables N`: each plays its share of the
-    tables (`python -m controller.simtables`), every one against the same broker, and
+    tables (`python -m sim.tables`), every one against the same broker, and
     reports them when done. Stopping (a signal) stops every worker's players and daemons."""
 
     def __init__(self, argv: Sequence[str], tables: int, workdir: Path) -> None:
@@ -166,7 +168,7 @@ class SimWorkers:
             cmd = [
                 sys.executable,
                 "-m",
-                "controller.simtables",
+                "sim.tables",
                 *argv,
                 "--indices",
                 ",".join(str(i) for i in indices),
@@ -259,12 +261,10 @@ def _worker(argv: Sequence[str] | None = None) -> int:
     import time
 
     from controller.daemon import Daemon
-    from controller.simdemo import demo_events
     from controller.trace import load_trace
-    from firmware_sim.player import ScriptPlayer
     from kernel.clock import ManualClock
 
-    parser = argparse.ArgumentParser(prog="python -m controller.simtables")
+    parser = argparse.ArgumentParser(prog="python -m sim.tables")
     parser.add_argument("--config", type=Path, default=None)
     parser.add_argument("--profile", default=None)
     parser.add_argument("--host", required=True)

@@ -123,7 +123,7 @@ def pushes_out_of_turn(hand: list[Event], rng: random.Random) -> list[Event]:
     return [*hand[:a0], *(replace(e, t=t) for e in early), *first, *hand[c1:]]
 
 
-#: The mistakes by name (the demo's first-card misdeal is controller/simdemo.py's own).
+#: The mistakes by name (the demo's first-card misdeal is sim/demo.py's own).
 MISTAKES: dict[str, Mistake] = {
     "premature_flop": premature_flop,
     "four_card_flop": four_card_flop,

@@ -18,10 +18,10 @@ from typing import Any
 from controller.engine import Engine
 from controller.engine.cards import FULL_DECK
 from controller.rules.betting import BettingRound
-from firmware_sim.dealer import Decision, HandPlan, TableDealer
-from firmware_sim.finisher import HandFinisher, finish_live, floor_badge
-from firmware_sim.plans import _decide, first_card_seat, plan_betting
 from kernel.inputs import ButtonPress, Event, TagIn, TagOut
+from sim.dealer import Decision, HandPlan, TableDealer
+from sim.finisher import HandFinisher, finish_live, floor_badge
+from sim.plans import _decide, first_card_seat, plan_betting
 
 log = logging.getLogger("tablectl.sim.dealer")
 
@@ -139,7 +139,7 @@ def waits_for_the_floor(engine: Engine, event: Event) -> bool:
 
 class LiveDealer:
     """Deals at one simulated table (a started `controller.daemon.Daemon` on a virtual
-    clock, played by a `firmware_sim.player.ScriptPlayer`) until stopped.
+    clock, played by a `sim.player.ScriptPlayer`) until stopped.
 
     Between hands the dealer waits, in real time, until the table may start a hand; while
     it waits the table's time moves on (`idle_step` of table time per `poll` of real time),
@@ -232,7 +232,7 @@ class LiveDealer:
             engine = self.engine
             if not self.stop.is_set() and engine.hand is not None:
                 # The table read the hand otherwise than planned: follow the table to the
-                # end of it (firmware_sim/finisher.py), RP-8 F waits included.
+                # end of it (sim/finisher.py), RP-8 F waits included.
                 log.info("hand %s: the table read the dealing otherwise; following it", before + 1)
                 self.finisher.t = 0.0
                 following = finish_live(lambda: self.engine, self.finisher)
