@@ -24,10 +24,12 @@ import asyncio
 import contextlib
 import hmac
 import html
+import re
 from collections.abc import AsyncIterator, Awaitable, Callable
 from importlib import resources
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 from fastapi import FastAPI, HTTPException, Request, WebSocket, WebSocketDisconnect
 from fastapi.responses import FileResponse, HTMLResponse, JSONResponse, Response
@@ -87,6 +89,18 @@ def create_app(
         return response
 
     return app
+
+
+_ORIGIN = re.compile(r"[A-Za-z0-9.\-]+(:[0-9]{1,5})?|\[[0-9A-Fa-f:.]+\](:[0-9]{1,5})?")
+
+
+def _origin(url: str) -> str | None:
+    """The origin (scheme://host[:port]) of an http(s) address, or None for anything else
+    (it goes into the page's policy, so nothing but a plain origin passes)."""
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https") or not _ORIGIN.fullmatch(parts.netloc):
+        return None
+    return f"{parts.scheme}://{parts.netloc}"
 
 
 def _table(desk: Desk, table_id: str) -> TableDesk:
@@ -157,12 +171,20 @@ def _add_pages(app: FastAPI, desk: Desk) -> None:
         return FileResponse(STATIC / "favicon.svg", media_type="image/svg+xml")
 
     @app.get("/lower-third", response_class=HTMLResponse)
-    async def lower_third() -> HTMLResponse:
-        """The chip counts of the room's tournament (docs/tournament.md, *On TV*)."""
+    async def lower_third(room: str = "") -> HTMLResponse:
+        """The chip counts of the room's tournament (docs/tournament.md, *On TV*): the page
+        may read from the room server its address names, and from nowhere else."""
         first = next(iter(desk.tables), "")
         text = (STATIC / "lower-third.html").read_text(encoding="utf-8")
         text = text.replace("{{table}}", html.escape(first))
-        return HTMLResponse(text, headers={"Cache-Control": "no-store"})
+        headers = {"Cache-Control": "no-store"}
+        origin = _origin(room)
+        if origin is not None:
+            policy = SECURITY_HEADERS["content-security-policy"]
+            headers["content-security-policy"] = policy.replace(
+                "connect-src 'self'", f"connect-src 'self' {origin}"
+            )
+        return HTMLResponse(text, headers=headers)
 
     @app.get("/overlay/{table_id}", response_class=HTMLResponse)
     async def overlay(table_id: str) -> HTMLResponse:

@@ -38,3 +38,21 @@ def test_every_answer_carries_the_security_headers(rig: TvRig) -> None:
         headers = rig.http.get(path).headers
         assert "frame-ancestors 'self'" in headers["content-security-policy"], path
         assert headers["x-content-type-options"] == "nosniff", path
+
+
+def test_the_lower_third_may_read_from_the_room_server_it_names_and_nowhere_else(
+    rig: TvRig,
+) -> None:
+    """The chip-count lower third reads the room server's API (another origin): its policy
+    lets the page connect to that origin only; an address that is not a plain http(s)
+    origin adds nothing to the policy."""
+    policy = rig.http.get("/lower-third", params={"room": "http://10.0.0.5:8090/x"}).headers[
+        "content-security-policy"
+    ]
+    assert "connect-src 'self' http://10.0.0.5:8090;" in policy
+    assert "script-src 'self';" in policy
+    for bad in ("javascript:alert(1)", "http://a.b; script-src *", "ftp://x", ""):
+        policy = rig.http.get("/lower-third", params={"room": bad}).headers[
+            "content-security-policy"
+        ]
+        assert "connect-src 'self';" in policy, bad
