@@ -10,6 +10,7 @@ from controller.engine.cards import street_cards
 from controller.engine.ports import Emitter
 from controller.engine.positions import Positions
 from controller.engine.procedures.premature_card_rp5 import PREMATURE_RULES
+from controller.engine.state import FaceDown, Phase, SeatStatus
 from controller.rules import RuleError
 from controller.rules.betting import (
     Action,
@@ -148,12 +149,12 @@ class HandBetting:
         self.street_i = 0
         self.announced: set[int] = set()  # streets whose cards `board_dealt` announced
         self.round: BettingRound | None = None
-        self.phase = "posting"
+        self.phase: Phase = Phase.POSTING
         self.tabled = False
         self.shown: set[int] = set()
         # RP-8 F, hand-for-hand: "" off; "wait" an all-in and call keeps the cards face
         # down; "said": it happened (`hands_face_down`), the dealer waits for the floor.
-        self.face_down = ""
+        self.face_down = FaceDown.OFF
         self.river_aggressor: int | None = None
         self.last_aggressor: int | None = None  # the hand's last bet or raise, any street
         self.owed = self._forced_bets()
@@ -184,25 +185,25 @@ class HandBetting:
     @property
     def to_act(self) -> int | None:
         """The seat whose turn it is."""
-        if self.phase != "betting" or self.round is None:
+        if self.phase != Phase.BETTING or self.round is None:
             return None
         return self.round.to_act
 
     def bet(self, seat: int) -> int:
         """Chips in front of the seat on the current street."""
-        if self.round is not None and self.phase == "betting":
+        if self.round is not None and self.phase == Phase.BETTING:
             return self.round.bets.get(seat, 0)
-        if self.phase == "posting":
+        if self.phase == Phase.POSTING:
             return self.posted.get(seat, 0)
         return 0
 
-    def status(self, seat: int) -> str:
+    def status(self, seat: int) -> SeatStatus:
         """active / folded / allin for a dealt-in seat."""
         if seat not in self.live:
-            return "folded"
+            return SeatStatus.FOLDED
         if self.seats[seat].stack == 0:
-            return "allin"
-        return "active"
+            return SeatStatus.ALLIN
+        return SeatStatus.ACTIVE
 
     def pots(self) -> list[Pot]:
         """The pots in the middle (this street's bets not yet in them)."""
@@ -299,7 +300,7 @@ class HandBetting:
     # ------------------------------------------------------------------ rounds
 
     def _open_preflop(self) -> None:
-        self.phase = "betting"
+        self.phase = Phase.BETTING
         # Ante chips in a bet zone belong to the pot, not to the seat's bet: they must not
         # count as "prior chips" of the seat's next push (rule 46 is about its bet).
         if not self._antes_taken:
@@ -404,12 +405,12 @@ class HandBetting:
         live_order = [s for s in self.dealt_in if s in self.live]
         with_chips = [s for s in live_order if self.seats[s].stack > 0]
         if len(with_chips) < 2:
-            self.phase = "waiting"
+            self.phase = Phase.WAITING
             self._maybe_table()
             if self.street_i == 3:
                 self._showdown()
             return
-        self.phase = "betting"
+        self.phase = Phase.BETTING
         order = street_order(live_order, button=self.pos.button)
         self.round = self._new_round(
             order,
@@ -422,7 +423,7 @@ class HandBetting:
 
     def board_street(self, street: str) -> None:
         """The dealer turned a street's cards (flop, turn, river)."""
-        if self.face_down == "said":
+        if self.face_down == FaceDown.SAID:
             self.emit.alert(
                 "card_before_instruction",
                 "warning",
@@ -433,7 +434,7 @@ class HandBetting:
             )
         index = STREETS.index(street)
         self.announced.add(index)  # its `board_dealt` is published, in turn or not
-        if self.phase in ("posting", "betting"):
+        if self.phase in (Phase.POSTING, Phase.BETTING):
             self.emit.alert(
                 "premature_board",
                 "critical",
@@ -442,7 +443,7 @@ class HandBetting:
                 rule=PREMATURE_RULES[street],
             )
             return
-        if self.phase == "waiting" and index == self.street_i + 1:
+        if self.phase == Phase.WAITING and index == self.street_i + 1:
             self.street_i = index
             self._open_street()
 
@@ -476,7 +477,7 @@ class HandBetting:
         if self.street_i == 3:
             self._showdown()
             return
-        self.phase = "waiting"
+        self.phase = Phase.WAITING
         # The next street may already be on the board (dealt before betting ended).
         needed = (3, 4, 5)[self.street_i]
         board = self.board()
@@ -502,8 +503,8 @@ class HandBetting:
         if len(with_chips) > 1 and not betting_over:
             return
         if self.face_down:  # RP-8 F: during hand-for-hand the cards stay face down
-            if self.face_down == "wait":
-                self.face_down = "said"
+            if self.face_down == FaceDown.WAIT:
+                self.face_down = FaceDown.SAID
                 self.emit.event("hands_face_down", seats=sorted(self.live), rule="RP-8F")
             return
         self.tabled = True
@@ -518,18 +519,18 @@ class HandBetting:
     def instruct(self) -> bool:
         """RP-8 F: the floor instructs the dealer; hands kept face down are tabled now (16).
         False when no hand was waiting face down."""
-        if self.face_down != "said":
+        if self.face_down != FaceDown.SAID:
             return False
-        self.face_down = ""
+        self.face_down = FaceDown.OFF
         self._maybe_table(betting_over=True)
         return True
 
     # ------------------------------------------------------------------ chips
 
     def _can_settle(self, seat: int) -> bool:
-        if self.phase == "posting":
+        if self.phase == Phase.POSTING:
             return self.owed.get(seat, 0) > 0
-        return self.phase == "betting"
+        return self.phase == Phase.BETTING
 
     def chip_in(self, t: float, seat: int, uid: str, value: int) -> None:
         """A chip arrived in the seat's bet zone."""
@@ -567,7 +568,7 @@ class HandBetting:
             zone.pulled.append(value)  # rule 46: prior chips taken back as part of a push
             zone.last_t = t
             self.unsettled.add(seat)
-        elif value is not None and self.phase in ("posting", "betting"):
+        elif value is not None and self.phase in (Phase.POSTING, Phase.BETTING):
             zone.nudged[uid] = value
 
     def settle(self, t: float, *, only_due: bool, except_seat: int | None = None) -> None:
@@ -588,7 +589,7 @@ class HandBetting:
     def _settle(self, t: float, seat: int) -> None:
         zone = self.zones[seat]
         self.unsettled.discard(seat)
-        if self.phase == "posting":
+        if self.phase == Phase.POSTING:
             self._post(t, seat, zone)
             return
         rnd = self.round
@@ -772,7 +773,7 @@ class HandBetting:
         """Rule 53-B: an out-of-turn action while `to_act` waits; once those actions amount
         to substantial action (36) they bind and the floor rules on the skipped hand."""
         rnd = self.round
-        skipped = rnd.to_act if rnd is not None and self.phase == "betting" else None
+        skipped = rnd.to_act if rnd is not None and self.phase == Phase.BETTING else None
         if skipped is None:
             return
         if self.skip is None or self.skip[:2] != (self.street_i, skipped):
@@ -836,8 +837,8 @@ class HandBetting:
         """The seat's cards reached the muck."""
         if seat not in self.live:
             return
-        if self.phase == "showdown" or (
-            self.phase == "waiting" and (self.tabled or self.face_down == "said")
+        if self.phase == Phase.SHOWDOWN or (
+            self.phase == Phase.WAITING and (self.tabled or self.face_down == FaceDown.SAID)
         ):
             if self.tabled and seat in self.shown:
                 self.emit.alert(
@@ -855,7 +856,7 @@ class HandBetting:
                 self.award(t, "uncontested")
             return
         rnd = self.round
-        if self.phase == "betting" and rnd is not None and rnd.to_act == seat:
+        if self.phase == Phase.BETTING and rnd is not None and rnd.to_act == seat:
             before = rnd.bets[seat]
             action = rnd.fold(seat)
             self.live.discard(seat)
@@ -893,7 +894,7 @@ class HandBetting:
         self.live.discard(seat)
         self.held.pop(seat, None)
         self.declared.pop(seat, None)
-        if self.phase == "posting":
+        if self.phase == Phase.POSTING:
             self.owed[seat] = 0  # a folded hand owes no more forced bets
             if not any(self.owed.values()):
                 self._open_preflop()
@@ -947,7 +948,7 @@ class HandBetting:
         """Rule 13-C: a properly tabled winner cannot be killed. The antennas cannot see a
         hand turned face up, so a hand going to the muck at showdown that beats every other
         hand read calls the floor (it may have been tabled and swept by mistake)."""
-        if self.phase != "showdown" or self._unreadable():
+        if self.phase != Phase.SHOWDOWN or self._unreadable():
             return
         board = self.board()
         ranks = {s: evaluate([*self.hole(s), *board]) for s in self.live}
@@ -968,7 +969,7 @@ class HandBetting:
         killed, 65-A) gets back the part of its bet or raise no one has called; the bet the
         others face goes back to the largest one still standing (no call is invented)."""
         rnd = self.round
-        if self.phase != "betting" or rnd is None:
+        if self.phase != Phase.BETTING or rnd is None:
             return
         others = max((b for s, b in rnd.bets.items() if s != seat), default=0)
         back = rnd.bets[seat] - others
@@ -1029,8 +1030,8 @@ class HandBetting:
         self.round = None
         self.tabled = False
         self.shown = set()
-        if self.face_down == "said":
-            self.face_down = "wait"
+        if self.face_down == FaceDown.SAID:
+            self.face_down = FaceDown.WAIT
         self.river_aggressor = None
         self.last_aggressor = None
         self._open_preflop()
@@ -1040,7 +1041,7 @@ class HandBetting:
         posted = {s: self.posted[s] + self._ante_paid(s) for s in self.dealt_in}
         self.blinds = blinds
         self.round = None
-        self.phase = "posting"
+        self.phase = Phase.POSTING
         owed = self._forced_bets()
         self.owed = {s: max(0, owed[s] - posted[s]) if s in self.live else 0 for s in self.dealt_in}
         if not any(self.owed.values()):
@@ -1052,11 +1053,11 @@ class HandBetting:
     def _after_change(self, t: float) -> None:
         """Close the round, end the hand or resolve a held action, as far as it goes."""
         while True:
-            if len(self.live) == 1 and self.phase != "complete":
+            if len(self.live) == 1 and self.phase != Phase.COMPLETE:
                 self.award(t, "uncontested")
                 return
             rnd = self.round
-            if self.phase != "betting" or rnd is None:
+            if self.phase != Phase.BETTING or rnd is None:
                 return
             if rnd.round_complete:
                 self._close_round()
@@ -1087,7 +1088,7 @@ class HandBetting:
                 return
 
     def _showdown(self) -> None:
-        self.phase = "showdown"
+        self.phase = Phase.SHOWDOWN
         if any(self.seats[s].stack == 0 for s in self.live):
             self._maybe_table(betting_over=True)  # rule 16 example 3
         hand_wide = self.profile.showdown_order == "last_aggressor"
@@ -1100,7 +1101,7 @@ class HandBetting:
 
     def pot_pushed(self, t: float) -> None:
         """Chips left the pot antenna: at showdown, the dealer is pushing the pot."""
-        if self.phase == "showdown":
+        if self.phase == Phase.SHOWDOWN:
             self.award(t, "pot_pushed")
 
     def _unreadable(self) -> list[int]:
@@ -1142,7 +1143,7 @@ class HandBetting:
         self.contrib = {s: 0 for s in self.contrib}
         self.dead = 0
         self.round = None
-        self.phase = "complete"
+        self.phase = Phase.COMPLETE
         return refunds
 
     def award(self, t: float, reason: str) -> bool:
@@ -1151,7 +1152,7 @@ class HandBetting:
         A pot is never paid on a guess: while a live hand is not fully read, the pot is
         held (re-read the cards on their antenna) and False is returned.
         """
-        if self.phase == "complete":
+        if self.phase == Phase.COMPLETE:
             return True
         self.settle(t, only_due=False)
         unreadable = self._unreadable()
@@ -1165,7 +1166,7 @@ class HandBetting:
                 rule="1",
             )
             return False
-        self.phase = "complete"
+        self.phase = Phase.COMPLETE
         self.round = None
         back = uncalled(self.contrib, self.live)
         if back is not None:

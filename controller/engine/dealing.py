@@ -39,7 +39,7 @@ from controller.engine.procedures.exposed_card_35a5 import ExposedCard
 from controller.engine.procedures.four_card_flop_39 import FlopHold, FourCardFlop
 from controller.engine.procedures.misdeal_35 import Misdeal
 from controller.engine.procedures.premature_card_rp5 import FlopAnnouncement, PrematureCard
-from controller.engine.state import DealtHand
+from controller.engine.state import DealtHand, Phase, Stage
 
 HOLE_CARDS = {"plo": 4, "plo8": 4}  # every other game here deals two hole cards
 NEXT_STREET = {0: "flop", 1: "flop", 2: "flop", 3: "turn", 4: "river"}
@@ -88,7 +88,7 @@ class HandDealing:
         self.announcement = FlopAnnouncement()  # a premature flop, announced when complete
         self.hold = FlopHold()  # a four-card flop holds the table (39)
         betting.on_open = self.snapshot_opening
-        if betting.phase != "posting":
+        if betting.phase != Phase.POSTING:
             self.snapshot_opening()  # nothing to post: the round opened at once
 
     # ------------------------------------------------------------------ helpers
@@ -103,7 +103,7 @@ class HandDealing:
 
     def pending(self) -> list[Procedure]:
         """Procedures not yet resolved."""
-        return [p for p in self.procedures if p.stage != "done"]
+        return [p for p in self.procedures if p.stage != Stage.DONE]
 
     def _do(self, t: float, effects: Iterable[Effect]) -> None:
         """Carry out what a procedure asked, in order."""
@@ -492,7 +492,7 @@ class HandDealing:
         board = list(self.hand.board)
         reached = {0: 0, 3: 1, 4: 2, 5: 3}[len(board)]
         for index in range(betting.street_i + 1, reached + 1):
-            if betting.phase != "waiting":
+            if betting.phase != Phase.WAITING:
                 return
             street = STREETS[index]
             self.hand.street = street
@@ -541,9 +541,9 @@ class HandDealing:
 
     def _ready(self, street: str) -> bool:
         betting = self.betting
-        if betting.phase == "complete":
+        if betting.phase == Phase.COMPLETE:
             return True
-        if betting.phase == "waiting":
+        if betting.phase == Phase.WAITING:
             return bool(STREETS.index(street) == betting.street_i + 1)
         return False
 
@@ -558,7 +558,11 @@ class HandDealing:
         self.end_of_deal(t)
         hand = self.hand
         flop_proc = next(
-            (p for p in self.pending() if isinstance(p, FourCardFlop) and p.stage != "resolved"),
+            (
+                p
+                for p in self.pending()
+                if isinstance(p, FourCardFlop) and p.stage != Stage.RESOLVED
+            ),
             None,
         )
         if flop_proc is not None:
