@@ -3,9 +3,20 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
-from typing import Any, Literal, Protocol
+from typing import Any
 
+from controller.engine.betting import (
+    check_55,
+    fold_58,
+    mucked_winner_13c,
+    out_of_turn_53,
+    straddle,
+    tabled_16,
+    two_motion_42c,
+    uncalled_15b_65a,
+    undercall_51b,
+)
+from controller.engine.betting.records import Blinds, Held, Opening, StackHolder, Zone
 from controller.engine.cards import street_cards
 from controller.engine.ports import Emitter
 from controller.engine.positions import Positions
@@ -15,76 +26,20 @@ from controller.rules import RuleError
 from controller.rules.betting import (
     Action,
     BettingRound,
-    HeldAction,
-    OOTResolution,
     house_raise_cap,
     limit_bet_size,
     seats_left_of_button,
     showdown_order,
     street_order,
     substantial_action,
-    substantial_action_out_of_turn,
 )
-from controller.rules.chips import Declared, PushRuling, facing_opening_bet, undercall_ruling
+from controller.rules.chips import Declared, PushRuling
 from controller.rules.handeval import HandRank, describe, evaluate
 from controller.rules.pots import Pot, award, build_pots, division_unit, take_rake, uncalled
 from controller.rules.profiles import PROFILES, Profile, rake_amount
 
 STRUCTURES = {"nlhe": "nl", "plhe": "pl", "flhe": "fl"}
 STREETS = ("preflop", "flop", "turn", "river")
-
-
-class StackHolder(Protocol):
-    """A seat's chips behind (the engine's Seat)."""
-
-    stack: int
-
-
-@dataclass(slots=True)
-class Zone:
-    """A seat's bet zone as the chip reader sees it."""
-
-    chips: dict[str, int] = field(default_factory=dict)  # settled chips physically there
-    pending: dict[str, int] = field(default_factory=dict)  # arrived since the last settle
-    pulled: list[int] = field(default_factory=list)  # settled chips taken back by the player
-    nudged: dict[str, int] = field(default_factory=dict)  # settled chips moved out of turn
-    last_t: float = 0.0
-
-
-@dataclass(slots=True)
-class Held:
-    """An out-of-turn push or fold waiting for its seat's turn (rule 53)."""
-
-    action: HeldAction
-    ruling: PushRuling
-
-
-@dataclass(frozen=True, slots=True)
-class Blinds:
-    """The forced bets of a hand."""
-
-    small_blind: int
-    big_blind: int
-    ante: int
-    bb_ante: bool
-
-
-@dataclass(frozen=True, slots=True)
-class Opening:
-    """The betting as the first round opened (blinds, antes, a straddle in): the point a
-    misdeal's exact re-play returns to (rule 35-C)."""
-
-    live: frozenset[int]
-    contrib: dict[int, int]
-    posted: dict[int, int]
-    owed: dict[int, int]
-    antes: int
-    dead: int
-    straddle_seat: int | None
-    straddle: int
-    blinds: Blinds
-    zones: dict[int, dict[str, int]]
-    stacks: dict[int, int]
 
 
 class HandBetting:
@@ -173,7 +128,7 @@ class HandBetting:
         # the `opening()` there, the point a misdeal's exact re-play returns to (rule 35-C).
         self.on_open: Callable[[], None] | None = None
         if not any(self.owed.values()):
-            self._open_preflop()
+            self.open_preflop()
 
     # ------------------------------------------------------------------ queries
 
@@ -282,7 +237,7 @@ class HandBetting:
             **({"missed_blinds": missed, "house_rule": "pauses"} if missed else {}),
         )
         if not any(self.owed.values()):
-            self._open_preflop()
+            self.open_preflop()
 
     def _ante_paid(self, seat: int) -> int:
         if self.blinds.bb_ante:
@@ -299,7 +254,7 @@ class HandBetting:
 
     # ------------------------------------------------------------------ rounds
 
-    def _open_preflop(self) -> None:
+    def open_preflop(self) -> None:
         self.phase = Phase.BETTING
         # Ante chips in a bet zone belong to the pot, not to the seat's bet: they must not
         # count as "prior chips" of the seat's next push (rule 46 is about its bet).
@@ -329,48 +284,7 @@ class HandBetting:
         )
         if self.on_open is not None:
             self.on_open()
-        self._after_change(0.0)
-
-    def _utg(self) -> int | None:
-        """The seat left of the big blind: the one that may straddle."""
-        order = street_order(
-            [s for s in self.dealt_in if s in self.live],
-            button=self.pos.button,
-            big_blind_seat=self.pos.big_blind,
-            preflop=True,
-        )
-        return order[0] if order else None
-
-    def _try_straddle(self, seat: int, amount: int) -> bool:
-        """A push of exactly the straddle by the seat left of the big blind, before the cards."""
-        if (
-            not self.straddle_multiple
-            or self.cards_dealt
-            or self.actions
-            or self.straddle_seat is not None
-            or seat != self._utg()
-        ):
-            return False
-        size = self.straddle_multiple * self.blinds.big_blind
-        if amount != size or self.seats[seat].stack < size:
-            return False
-        self.straddle_seat = seat
-        self.straddle = size
-        self.posted[seat] += size
-        self.contrib[seat] += size
-        self.seats[seat].stack -= size
-        self.emit.event(
-            "posted",
-            seat=seat,
-            blind="straddle",
-            amount=size,
-            ante=0,
-            allin=self.seats[seat].stack == 0,
-            rule=None,
-            house_rule="straddle",
-        )
-        self._open_preflop()
-        return True
+        self.after_change(0.0)
 
     def _new_round(
         self,
@@ -406,9 +320,9 @@ class HandBetting:
         with_chips = [s for s in live_order if self.seats[s].stack > 0]
         if len(with_chips) < 2:
             self.phase = Phase.WAITING
-            self._maybe_table()
+            tabled_16.maybe_table(self)
             if self.street_i == 3:
-                self._showdown()
+                self.showdown()
             return
         self.phase = Phase.BETTING
         order = street_order(live_order, button=self.pos.button)
@@ -419,7 +333,7 @@ class HandBetting:
             pot=sum(self.contrib.values()) + self.dead,
             big_blind_seat=None,
         )
-        self._after_change(0.0)
+        self.after_change(0.0)
 
     def board_street(self, street: str) -> None:
         """The dealer turned a street's cards (flop, turn, river)."""
@@ -473,9 +387,9 @@ class HandBetting:
             )
         if len(self.live) < 2:
             return
-        self._maybe_table()
+        tabled_16.maybe_table(self)
         if self.street_i == 3:
-            self._showdown()
+            self.showdown()
             return
         self.phase = Phase.WAITING
         # The next street may already be on the board (dealt before betting ended).
@@ -495,35 +409,10 @@ class HandBetting:
                 )
             self._open_street()
 
-    def _maybe_table(self, *, betting_over: bool = False) -> None:
-        """Rule 16: once a player is all-in and all betting is complete, every hand face up."""
-        if self.tabled or len(self.live) < 2:
-            return
-        with_chips = [s for s in self.live if self.seats[s].stack > 0]
-        if len(with_chips) > 1 and not betting_over:
-            return
-        if self.face_down:  # RP-8 F: during hand-for-hand the cards stay face down
-            if self.face_down == FaceDown.WAIT:
-                self.face_down = FaceDown.SAID
-                self.emit.event("hands_face_down", seats=sorted(self.live), rule="RP-8F")
-            return
-        self.tabled = True
-        self.shown |= self.live
-        self.emit.event(
-            "hands_tabled",
-            seats=sorted(self.live),
-            showdown={str(s): self.hole(s) for s in sorted(self.live)},
-            rule="16",
-        )
-
     def instruct(self) -> bool:
         """RP-8 F: the floor instructs the dealer; hands kept face down are tabled now (16).
         False when no hand was waiting face down."""
-        if self.face_down != FaceDown.SAID:
-            return False
-        self.face_down = FaceDown.OFF
-        self._maybe_table(betting_over=True)
-        return True
+        return tabled_16.instruct(self)
 
     # ------------------------------------------------------------------ chips
 
@@ -596,7 +485,7 @@ class HandBetting:
         assert rnd is not None
         new = list(zone.pending.values())
         pulled = list(zone.pulled)
-        if not pulled and self._try_straddle(seat, sum(new)):
+        if not pulled and straddle.try_straddle(self, seat, sum(new)):
             zone.chips.update(zone.pending)
             zone.pending.clear()
             return
@@ -613,7 +502,7 @@ class HandBetting:
             )
             return
         declared = self.declared.get(seat)
-        if self._first_motion(seat, rnd, declared, new, prior, pulled):
+        if two_motion_42c.first_motion(self, seat, rnd, declared, new, prior, pulled):
             return
         try:
             ruling = rnd.interpret_push(
@@ -631,44 +520,18 @@ class HandBetting:
             )
             return
         if seat != rnd.to_act:
-            self._hold(seat, ruling)
+            out_of_turn_53.hold(self, seat, ruling)
             return
-        self._apply_ruling(t, seat, ruling)
+        self.apply_ruling(t, seat, ruling)
 
-    def _first_motion(
-        self,
-        seat: int,
-        rnd: BettingRound,
-        declared: Declared | None,
-        new: list[int],
-        prior: list[int],
-        pulled: list[int],
-    ) -> bool:
-        """TDA 2015 rule 42 C (a house allowing two-motion raises): "raise" declared, the
-        exact call put out in a first motion waits for the raise of the second motion; the
-        two are then judged as one declared raise (held to a minimum raise if short)."""
-        if (
-            not self.profile.two_motion_raise
-            or declared != "raise"
-            or seat != rnd.to_act
-            or pulled
-            or seat in self.first_motion
-            or self.structure == "fl"
-        ):
-            return False
-        if sum(prior) + sum(new) != rnd.bets[seat] + rnd.to_call(seat) or not rnd.to_call(seat):
-            return False
-        self.first_motion.add(seat)
-        return True
-
-    def _apply_ruling(self, t: float, seat: int, ruling: PushRuling) -> None:
+    def apply_ruling(self, t: float, seat: int, ruling: PushRuling) -> None:
         rnd = self.round
         assert rnd is not None
         before = rnd.bets[seat]
         declared = self.declared.get(seat)
         try:
             if ruling.kind == "undercall":
-                if self._undercall(seat, rnd, ruling, before) == "td":
+                if undercall_51b.undercall(self, seat, rnd, ruling, before) == "td":
                     return  # the floor's discretion: the seat's turn waits for it
                 action = rnd.call(seat, rule="51-B")
             else:
@@ -679,7 +542,7 @@ class HandBetting:
             )
             return
         self.undercalls.pop(seat, None)
-        self._record(action, before)
+        self.record(action, before)
         # An undercall made a full call (51-B): the rest of the call is still owed.
         owed = (
             max(0, action.total - sum(self.zones[seat].chips.values()))
@@ -698,41 +561,9 @@ class HandBetting:
             owed=owed,
             declared=declared,
         )
-        self._after_change(t)
+        self.after_change(t)
 
-    def _undercall(
-        self, seat: int, rnd: BettingRound, ruling: PushRuling, before: int
-    ) -> Literal["full_call", "td"]:
-        """Rule 51-B: a mandatory full call heads-up or facing the opener (in blind games the
-        big blind pre-flop); otherwise the floor's discretion, both choices named. A house
-        whose text always makes it a call (`undercall_always_full_call`) offers no fold.
-
-        At the floor's discretion nothing is recorded yet: the chips stay in the zone, the
-        floor lamp is lit and the seat is still to act. Chips added up to the call are the
-        full call (a push judged with the undercall's chips as prior chips, rule 46); the
-        cards mucked are the fold, and the chips put out are forfeited to the pot.
-        """
-        raised = sum(1 for a in rnd.actions if a.kind in ("bet", "raise"))
-        decision = undercall_ruling(
-            heads_up=len(rnd.live) == 2,
-            facing_opening_bet=facing_opening_bet(raised, preflop=self.street_i == 0),
-            always_full_call=self.profile.undercall_always_full_call,
-        )
-        if decision == "td":
-            short = rnd.bets[seat] + rnd.to_call(seat) - sum(self.zones[seat].chips.values())
-            self.emit.alert(
-                "floor_needed",
-                "critical",
-                f"seat {seat} undercalled a raise multi-way: the floor decides a full call "
-                f"(add {short}) or a fold forfeiting the chips put out",
-                seat=seat,
-                choices=["full_call", "fold"],
-                rule="51-B",
-            )
-            self.undercalls[seat] = max(0, ruling.total - before)
-        return decision
-
-    def _record(self, action: Action, before: int) -> None:
+    def record(self, action: Action, before: int) -> None:
         delta = action.total - before
         self.seats[action.seat].stack -= delta
         self.contrib[action.seat] += delta
@@ -748,75 +579,11 @@ class HandBetting:
         self.checked_facing.discard(action.seat)
         self.first_motion.discard(action.seat)
 
-    def _hold(self, seat: int, ruling: PushRuling) -> None:
-        rnd = self.round
-        assert rnd is not None
-        kind = "call" if ruling.kind in ("call", "undercall") else ruling.kind
-        try:
-            held = rnd.hold_out_of_turn(seat, kind, ruling.total)  # type: ignore[arg-type]
-        except RuleError as exc:
-            self.emit.alert("push_refused", "warning", f"seat {seat}: {exc}", seat=seat)
-            return
-        self.held[seat] = Held(held, ruling)
-        self.emit.event(
-            "out_of_turn",
-            seat=seat,
-            action=ruling.action,
-            amount=ruling.total,
-            status="held",
-            to_act=rnd.to_act,
-            rule="53-A",
-        )
-        self._after_skipped_seat(seat, kind)
-
-    def _after_skipped_seat(self, seat: int, kind: str) -> None:
-        """Rule 53-B: an out-of-turn action while `to_act` waits; once those actions amount
-        to substantial action (36) they bind and the floor rules on the skipped hand."""
-        rnd = self.round
-        skipped = rnd.to_act if rnd is not None and self.phase == Phase.BETTING else None
-        if skipped is None:
-            return
-        if self.skip is None or self.skip[:2] != (self.street_i, skipped):
-            self.skip = (self.street_i, skipped, [], [])
-        _street, _seat, kinds, seats = self.skip
-        was = substantial_action_out_of_turn(kinds)
-        kinds.append(kind)
-        seats.append(seat)
-        if not substantial_action_out_of_turn(kinds):
-            return
-        self.binding_53b |= {s for s in seats if s in self.held}
-        if not was:
-            self.skipped_found.append((skipped, sorted(set(seats))))
-
     # ------------------------------------------------------------------ buttons and folds
 
     def check(self, t: float) -> None:
-        """The dealer's `check` button, for the player whose turn it is."""
-        seat = self.to_act
-        if seat is None or self.round is None:
-            self.emit.alert(
-                "button_out_of_sequence", "warning", "check pressed when no one is to act"
-            )
-            return
-        before = self.round.bets[seat]
-        try:
-            action = self.round.check(seat)
-        except RuleError as exc:
-            facing = exc.rule == "55"
-            if facing:
-                self.checked_facing.add(seat)  # it may call or fold, never raise (55)
-            self.emit.alert(
-                "check_refused",
-                "warning",
-                f"seat {seat} cannot check: {exc}"
-                + ("; having declared check it may call or fold, not raise" if facing else ""),
-                seat=seat,
-                rule=exc.rule,
-            )
-            return
-        self._record(action, before)
-        self.emit.event("action", seat=seat, action="check", amount=action.total, rule=None)
-        self._after_change(t)
+        """The dealer's `check` button, for the player whose turn it is (rule 55)."""
+        check_55.check(self, t)
 
     def declare(self, seat: int, kind: Declared) -> None:
         """An all-in button (RP-1) or the panel's raise declaration (rule 44)."""
@@ -849,7 +616,7 @@ class HandBetting:
                     rule="16",
                 )
                 return
-            self._best_hand_mucked(seat)
+            mucked_winner_13c.best_hand_mucked(self, seat)
             self.live.discard(seat)
             self.emit.event("hand_mucked", seat=seat, rule="13-B")
             if len(self.live) == 1:
@@ -860,7 +627,7 @@ class HandBetting:
             before = rnd.bets[seat]
             action = rnd.fold(seat)
             self.live.discard(seat)
-            self._record(action, before)
+            self.record(action, before)
             forfeit = self.undercalls.pop(seat, 0)
             if forfeit:  # the floor let the undercaller fold: its chips stay in (51-B)
                 self.seats[seat].stack -= forfeit
@@ -875,31 +642,9 @@ class HandBetting:
                 )
             else:
                 self.emit.event("action", seat=seat, action="fold", amount=action.total, rule=None)
-            self._after_change(t)
+            self.after_change(t)
             return
-        # Out of turn (or before the betting started): a fold is binding (rule 58).
-        self.emit.event(
-            "out_of_turn",
-            seat=seat,
-            action="fold",
-            amount=self.bet(seat),
-            status="binding",
-            to_act=self.to_act,
-            rule="58",
-        )
-        if rnd is not None and seat in rnd.behind and seat not in rnd.folded:
-            self._after_skipped_seat(seat, "fold")
-            self._return_uncalled(seat, "15-B")
-            rnd.folded.add(seat)
-        self.live.discard(seat)
-        self.held.pop(seat, None)
-        self.declared.pop(seat, None)
-        if self.phase == Phase.POSTING:
-            self.owed[seat] = 0  # a folded hand owes no more forced bets
-            if not any(self.owed.values()):
-                self._open_preflop()
-                return
-        self._after_change(t)
+        fold_58.fold_out_of_turn(self, t, seat)
 
     def kill(self, t: float, seat: int, rule: str) -> None:
         """The seat's hand is dead by rule (37, 38, 30, 71-C): not an action, its chips stay in."""
@@ -907,7 +652,7 @@ class HandBetting:
             return
         rnd = self.round
         if rnd is not None and seat in rnd.behind and seat not in rnd.folded:
-            self._return_uncalled(seat, "65-A")
+            uncalled_15b_65a.return_uncalled(self, seat, "65-A")
             rnd.folded.add(seat)
         self.live.discard(seat)
         self.held.pop(seat, None)
@@ -915,76 +660,7 @@ class HandBetting:
         self.undercalls.pop(seat, None)
         # During posting the killed seat's blinds and antes are still due (rules 30, 71-C):
         # the dealer posts them and they go to the pot.
-        self._after_change(t)
-
-    def _commit_53b(self, seat: int, held: Held) -> None:
-        """Rule 53-B: an action out of turn made binding by substantial action stays in even
-        when the skipped seat's own action (a raise the floor allowed) changed the bet: its
-        chips stay in the pot and the seat acts again facing the new bet (call, raise or
-        fold, its chips forfeited on a fold)."""
-        rnd = self.round
-        assert rnd is not None
-        total = held.action.total or 0
-        add = max(0, min(total, rnd.bets[seat] + rnd.behind[seat]) - rnd.bets[seat])
-        if add:
-            rnd.bets[seat] += add
-            rnd.behind[seat] -= add
-            self.seats[seat].stack -= add
-            self.contrib[seat] += add
-        self.emit.event(
-            "out_of_turn",
-            seat=seat,
-            action=held.action.kind,
-            amount=rnd.bets[seat],
-            status="binding",
-            reason="binding: substantial action out of turn (53-B); the skipped seat changed "
-            "the action, so the seat acts again, its chips staying in",
-            to_act=seat,
-            rule="53-B",
-            acts_again=True,
-        )
-
-    def _best_hand_mucked(self, seat: int) -> None:
-        """Rule 13-C: a properly tabled winner cannot be killed. The antennas cannot see a
-        hand turned face up, so a hand going to the muck at showdown that beats every other
-        hand read calls the floor (it may have been tabled and swept by mistake)."""
-        if self.phase != Phase.SHOWDOWN or self._unreadable():
-            return
-        board = self.board()
-        ranks = {s: evaluate([*self.hole(s), *board]) for s in self.live}
-        if any(ranks[o] >= ranks[seat] for o in ranks if o != seat):
-            return
-        self.muck_disputed.add(seat)
-        self.emit.alert(
-            "floor_needed",
-            "critical",
-            f"seat {seat}'s hand went to the muck at showdown, and it was the best hand read: "
-            "if it was tabled it cannot be killed and wins; the floor rules",
-            seat=seat,
-            rule="13-C",
-        )
-
-    def _return_uncalled(self, seat: int, rule: str) -> None:
-        """A hand leaving the pot out of turn (a binding fold, 58; cards discarded, 15-B;
-        killed, 65-A) gets back the part of its bet or raise no one has called; the bet the
-        others face goes back to the largest one still standing (no call is invented)."""
-        rnd = self.round
-        if self.phase != Phase.BETTING or rnd is None:
-            return
-        others = max((b for s, b in rnd.bets.items() if s != seat), default=0)
-        back = rnd.bets[seat] - others
-        if back <= 0:
-            return
-        rnd.bets[seat] -= back
-        rnd.behind[seat] += back
-        self.seats[seat].stack += back
-        self.contrib[seat] -= back
-        rnd.current_bet = max(others, rnd.blind_level)
-        if self.last_aggressor == seat:
-            self.last_aggressor = None
-        if self.river_aggressor == seat:
-            self.river_aggressor = None
-        self.emit.event("uncalled_bet_returned", seat=seat, amount=back, rule=rule)
+        self.after_change(t)
 
     def opening(self) -> Opening:
         """What `return_to` needs to undo every action since the first round opened."""
@@ -1034,7 +710,7 @@ class HandBetting:
             self.face_down = FaceDown.WAIT
         self.river_aggressor = None
         self.last_aggressor = None
-        self._open_preflop()
+        self.open_preflop()
 
     def reopen_posting(self, blinds: Blinds) -> dict[int, int]:
         """Rule 23 correction: the hand goes on at another level; what each seat still owes."""
@@ -1045,12 +721,12 @@ class HandBetting:
         owed = self._forced_bets()
         self.owed = {s: max(0, owed[s] - posted[s]) if s in self.live else 0 for s in self.dealt_in}
         if not any(self.owed.values()):
-            self._open_preflop()
+            self.open_preflop()
         return {s: o for s, o in self.owed.items() if o}
 
     # ------------------------------------------------------------------ progress
 
-    def _after_change(self, t: float) -> None:
+    def after_change(self, t: float) -> None:
         """Close the round, end the hand or resolve a held action, as far as it goes."""
         while True:
             if len(self.live) == 1 and self.phase != Phase.COMPLETE:
@@ -1070,9 +746,9 @@ class HandBetting:
             if seat in self.binding_53b:
                 self.binding_53b.discard(seat)
                 if not resolution.binding:
-                    self._commit_53b(seat, held)
+                    out_of_turn_53.commit_53b(self, seat, held)
                     continue
-                resolution = _binding_53b(resolution)
+                resolution = out_of_turn_53.binding_53b(resolution)
             self.emit.event(
                 "out_of_turn",
                 seat=seat,
@@ -1084,13 +760,13 @@ class HandBetting:
                 rule=resolution.rule,
             )
             if resolution.binding:
-                self._apply_ruling(t, seat, held.ruling)
+                self.apply_ruling(t, seat, held.ruling)
                 return
 
-    def _showdown(self) -> None:
+    def showdown(self) -> None:
         self.phase = Phase.SHOWDOWN
         if any(self.seats[s].stack == 0 for s in self.live):
-            self._maybe_table(betting_over=True)  # rule 16 example 3
+            tabled_16.maybe_table(self, betting_over=True)  # rule 16 example 3
         hand_wide = self.profile.showdown_order == "last_aggressor"
         order = showdown_order(
             self.live,
@@ -1104,7 +780,7 @@ class HandBetting:
         if self.phase == Phase.SHOWDOWN:
             self.award(t, "pot_pushed")
 
-    def _unreadable(self) -> list[int]:
+    def unreadable(self) -> list[int]:
         """Live seats whose hand the reader has not fully read (two hole cards, five board)."""
         if len(self.live) < 2:
             return []
@@ -1155,7 +831,7 @@ class HandBetting:
         if self.phase == Phase.COMPLETE:
             return True
         self.settle(t, only_due=False)
-        unreadable = self._unreadable()
+        unreadable = self.unreadable()
         if unreadable:
             self.emit.alert(
                 "hand_unreadable",
@@ -1240,9 +916,3 @@ def _take_value(chips: dict[str, int], amount: int) -> None:
             del chips[uid]
     else:
         chips.clear()
-
-
-def _binding_53b(resolution: OOTResolution) -> OOTResolution:
-    """Rule 53-B: an action out of turn made binding by substantial action after a skipped
-    seat stands (where the skipped seat changed the bet, see `HandBetting._commit_53b`)."""
-    return OOTResolution(True, "53-B", "binding: substantial action out of turn (53-B)")

@@ -8,7 +8,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from controller.engine.betting_flow import STREETS, HandBetting, Opening
+from controller.engine.betting.records import Opening
+from controller.engine.betting_flow import STREETS, HandBetting
 from controller.engine.cards import BOARD_SIZE, street_cards
 from controller.engine.ports import TablePorts
 from controller.engine.procedures import (

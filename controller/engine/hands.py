@@ -6,7 +6,8 @@ from __future__ import annotations
 from typing import Any
 
 from controller.engine.antennas import antenna
-from controller.engine.betting_flow import Blinds, HandBetting
+from controller.engine.betting.records import Blinds
+from controller.engine.betting_flow import HandBetting
 from controller.engine.dealing import HandDealing
 from controller.engine.hand import Hand
 from controller.engine.positions import (
