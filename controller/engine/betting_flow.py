@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
 
 from controller.engine.betting import (
+    award_12_20,
     check_55,
     fold_58,
+    forced_bets_rp11,
     mucked_winner_13c,
     out_of_turn_53,
     straddle,
@@ -28,15 +29,13 @@ from controller.rules.betting import (
     BettingRound,
     house_raise_cap,
     limit_bet_size,
-    seats_left_of_button,
     showdown_order,
     street_order,
     substantial_action,
 )
 from controller.rules.chips import Declared, PushRuling
-from controller.rules.handeval import HandRank, describe, evaluate
-from controller.rules.pots import Pot, award, build_pots, division_unit, take_rake, uncalled
-from controller.rules.profiles import PROFILES, Profile, rake_amount
+from controller.rules.pots import Pot, build_pots
+from controller.rules.profiles import PROFILES, Profile
 
 STRUCTURES = {"nlhe": "nl", "plhe": "pl", "flhe": "fl"}
 STREETS = ("preflop", "flop", "turn", "river")
@@ -112,7 +111,7 @@ class HandBetting:
         self.face_down = FaceDown.OFF
         self.river_aggressor: int | None = None
         self.last_aggressor: int | None = None  # the hand's last bet or raise, any street
-        self.owed = self._forced_bets()
+        self.owed = forced_bets_rp11.forced_bets(self)
         self.posted: dict[int, int] = {s: 0 for s in dealt_in}
         self.antes = 0
         self.dead = 0  # a big-blind ante (RP-11) is dead money in the main pot, no one's bet
@@ -175,83 +174,6 @@ class HandBetting:
 
     # ------------------------------------------------------------------ forced bets
 
-    def _forced_bets(self) -> dict[int, int]:
-        owed = {s: 0 for s in self.dealt_in}
-        b = self.blinds
-        if b.ante and not b.bb_ante:
-            for s in self.dealt_in:
-                owed[s] += b.ante
-        if self.pos.small_blind in owed:
-            owed[self.pos.small_blind] += b.small_blind
-        if self.pos.big_blind in owed:
-            owed[self.pos.big_blind] += b.big_blind + (b.ante if b.bb_ante else 0)
-        for s, missed in self.missed.items():
-            owed[s] += missed
-        return {s: min(o, self.seats[s].stack) for s, o in owed.items()}
-
-    def _ante_part(self, seat: int) -> int:
-        b = self.blinds
-        if not b.ante:
-            return 0
-        if b.bb_ante:
-            return b.ante if seat == self.pos.big_blind else 0
-        return b.ante
-
-    def _post(self, t: float, seat: int, zone: Zone) -> None:
-        amount = sum(zone.pending.values()) - sum(zone.pulled)
-        zone.chips.update(zone.pending)
-        zone.pending.clear()
-        zone.pulled.clear()
-        pay = max(0, min(amount, self.owed[seat], self.seats[seat].stack))
-        if pay == 0:
-            return
-        # Blinds missed on a house break come first: dead money, no one's bet.
-        missed = min(pay, self.missed.get(seat, 0) - self.missed_paid.get(seat, 0))
-        if missed:
-            self.missed_paid[seat] = self.missed_paid.get(seat, 0) + missed
-            self.dead += missed
-            self.seats[seat].stack -= missed
-            self.owed[seat] -= missed
-            pay -= missed
-        already = self.posted[seat] + self._ante_paid(seat)
-        ante_left = max(0, min(self._ante_part(seat), self.seats[seat].stack + already) - already)
-        ante = min(pay, ante_left)
-        blind = pay - ante
-        self.antes += ante + missed
-        self.posted[seat] += blind
-        if self.blinds.bb_ante:
-            self.dead += ante
-            self.contrib[seat] += blind
-        else:
-            self.contrib[seat] += pay
-        self.seats[seat].stack -= pay
-        self.owed[seat] -= pay
-        self.emit.event(
-            "posted",
-            seat=seat,
-            blind=self._blind_name(seat),
-            amount=blind,
-            ante=ante + missed,
-            allin=self.seats[seat].stack == 0,
-            rule="RP-11" if self.blinds.bb_ante and ante else None,
-            **({"missed_blinds": missed, "house_rule": "pauses"} if missed else {}),
-        )
-        if not any(self.owed.values()):
-            self.open_preflop()
-
-    def _ante_paid(self, seat: int) -> int:
-        if self.blinds.bb_ante:
-            own = self.dead - sum(self.missed_paid.values())
-            return own if seat == self.pos.big_blind else 0
-        return self.contrib[seat] - self.posted[seat]
-
-    def _blind_name(self, seat: int) -> str | None:
-        if seat == self.pos.big_blind:
-            return "big"
-        if seat == self.pos.small_blind:
-            return "small"
-        return None
-
     # ------------------------------------------------------------------ rounds
 
     def open_preflop(self) -> None:
@@ -261,7 +183,7 @@ class HandBetting:
         if not self._antes_taken:
             self._antes_taken = True
             for seat, zone in self.zones.items():
-                ante = self._ante_paid(seat) + self.missed_paid.get(seat, 0)
+                ante = forced_bets_rp11.ante_paid(self, seat) + self.missed_paid.get(seat, 0)
                 if ante:
                     _take_value(zone.chips, ante)
         order = street_order(
@@ -479,7 +401,7 @@ class HandBetting:
         zone = self.zones[seat]
         self.unsettled.discard(seat)
         if self.phase == Phase.POSTING:
-            self._post(t, seat, zone)
+            forced_bets_rp11.post(self, t, seat, zone)
             return
         rnd = self.round
         assert rnd is not None
@@ -714,11 +636,11 @@ class HandBetting:
 
     def reopen_posting(self, blinds: Blinds) -> dict[int, int]:
         """Rule 23 correction: the hand goes on at another level; what each seat still owes."""
-        posted = {s: self.posted[s] + self._ante_paid(s) for s in self.dealt_in}
+        posted = {s: self.posted[s] + forced_bets_rp11.ante_paid(self, s) for s in self.dealt_in}
         self.blinds = blinds
         self.round = None
         self.phase = Phase.POSTING
-        owed = self._forced_bets()
+        owed = forced_bets_rp11.forced_bets(self)
         self.owed = {s: max(0, owed[s] - posted[s]) if s in self.live else 0 for s in self.dealt_in}
         if not any(self.owed.values()):
             self.open_preflop()
@@ -794,16 +716,10 @@ class HandBetting:
             if len(self.hole(s)) != 2 or not board_ok or twice & set(self.hole(s))
         ]
 
-    def _rake(self, pots: list[Pot]) -> list[int]:
-        """The house's rake (Campione "Rake"): on the hand's pots, once the flop was dealt (no
-        flop, no drop); what each pot gives. Kept as the hand's ``rake``."""
-        house = self.profile.rake
-        total = sum(p.amount for p in pots)
-        self.rake = (
-            rake_amount(house, total, flop_dealt=self.street_i > 0) if house is not None else 0
-        )
-        main_first = house.main_pot_first if house is not None else True
-        return take_rake(pots, self.rake, main_pot_first=main_first)
+    def award(self, t: float, reason: str) -> bool:
+        """Return the uncalled bet, build the pots, award them (rules 12, 15, 20, 21); False
+        while a live hand is not fully read (the pot is held)."""
+        return award_12_20.award(self, t, reason)
 
     def refund_all(self) -> dict[int, int]:
         """Abandon the hand: every chip put in goes back to its owner (the ante too)."""
@@ -821,83 +737,6 @@ class HandBetting:
         self.round = None
         self.phase = Phase.COMPLETE
         return refunds
-
-    def award(self, t: float, reason: str) -> bool:
-        """Return the uncalled bet, build the pots, award them (rules 12, 15, 20, 21).
-
-        A pot is never paid on a guess: while a live hand is not fully read, the pot is
-        held (re-read the cards on their antenna) and False is returned.
-        """
-        if self.phase == Phase.COMPLETE:
-            return True
-        self.settle(t, only_due=False)
-        unreadable = self.unreadable()
-        if unreadable:
-            self.emit.alert(
-                "hand_unreadable",
-                "critical",
-                f"seats {unreadable}: hand not fully read ({len(self.board())} board cards); "
-                "the pot is held: place the cards on their antenna again or call the floor",
-                seats=unreadable,
-                rule="1",
-            )
-            return False
-        self.phase = Phase.COMPLETE
-        self.round = None
-        back = uncalled(self.contrib, self.live)
-        if back is not None:
-            seat, amount = back
-            self.contrib[seat] -= amount
-            self.seats[seat].stack += amount
-            self.emit.event("uncalled_bet_returned", seat=seat, amount=amount, rule="15-B")
-        pots = build_pots(self.contrib, self.live, self.dead)
-        raked = self._rake(pots)
-        board = self.board()
-        contested = len(self.live) > 1
-        hands: dict[int, HandRank] = (
-            {s: evaluate([*self.hole(s), *board]) for s in sorted(self.live)} if contested else {}
-        )
-        order = seats_left_of_button(self.dealt_in, self.pos.button)
-        house_unit = self.profile.odd_chip_unit
-        unit = division_unit(
-            house_unit,
-            smallest_chip=self.odd_unit,
-            small_blind=self.blinds.small_blind,
-            big_blind=self.blinds.big_blind,
-        )
-        net = [Pot(p.amount - r, p.eligible) for p, r in zip(pots, raked, strict=True)]
-        awards = award(net, hands, order, unit, rest_to_first=house_unit != "smallest_chip")
-        # Cards speak (12): every winner's hand is tabled (13-A) and becomes public; a
-        # losing hand stays private unless rule 16 already turned it face up.
-        winners = {w for a in awards for w in a.winners} if contested else set()
-        public = winners | (self.shown & self.live)
-        self.shown |= winners
-        for a in awards:
-            for s, chips in a.shares.items():
-                self.seats[s].stack += chips
-            odd = len(set(a.shares.values())) > 1
-            eligible = pots[a.pot_index].eligible
-            # Under a house that takes a rake, `amount` is the pot and `rake` what the house
-            # took from it: the shares are net of it.
-            money: dict[str, Any] = {}
-            if self.profile.rake is not None:
-                money = {"rake": raked[a.pot_index], "house_rule": "rake"}
-            self.emit.event(
-                "pot_awarded",
-                pot=a.pot_index,
-                amount=pots[a.pot_index].amount,
-                **money,
-                winners=list(a.winners),
-                shares={str(s): v for s, v in a.shares.items()},
-                rule="20-A" if odd else ("12" if contested else None),
-                reason=reason,
-                showdown={
-                    str(s): {"cards": self.hole(s), "rank": describe(hands[s])}
-                    for s in sorted(hands)
-                    if s in public and s in eligible and len(eligible) > 1
-                },
-            )
-        return True
 
 
 def _take_value(chips: dict[str, int], amount: int) -> None:

@@ -54,7 +54,7 @@ INDEX: tuple[Entry, ...] = (
             f"{_DEAL}.floor_ruled",
             f"{_DEAL}._streets_as_ruled",
             "controller.engine.hands:complete_hand",
-            f"{_BET}.award",
+            f"{_RULE}.award_12_20:award",
             f"{_PROC}.base:FloorCall",
         ),
         "every house text with no procedure for an error calls the floor (`floor_call`)",
@@ -72,7 +72,7 @@ INDEX: tuple[Entry, ...] = (
     Entry(
         "12",
         "Cards speak: the best hand read on the antennas wins",
-        (f"{_BET}.award", "controller.rules.handeval:evaluate"),
+        (f"{_RULE}.award_12_20:award", "controller.rules.handeval:evaluate"),
     ),
     Entry("13-B", "A hand mucked at showdown is dead", (f"{_BET}.fold",)),
     Entry(
@@ -87,7 +87,7 @@ INDEX: tuple[Entry, ...] = (
         "act (its uncalled part at once; the others face the largest bet still standing)",
         (
             "controller.rules.pots:uncalled",
-            f"{_BET}.award",
+            f"{_RULE}.award_12_20:award",
             f"{_RULE}.uncalled_15b_65a:return_uncalled",
         ),
     ),
@@ -109,7 +109,7 @@ INDEX: tuple[Entry, ...] = (
         (
             "controller.rules.pots:split_pot",
             "controller.rules.pots:division_unit",
-            f"{_BET}.award",
+            f"{_RULE}.award_12_20:award",
             "controller.engine.spec:EngineSpec",
         ),
         "`odd_chip_unit` (casinos-austria `blind_or_ante`: divided down to the small blind, "
@@ -465,7 +465,7 @@ INDEX: tuple[Entry, ...] = (
     Entry(
         "RP-11",
         "Big-blind ante: posted by the big blind, dead money in the main pot",
-        (f"{_BET}._post",),
+        (f"{_RULE}.forced_bets_rp11:post",),
         "every profile: the room's `level` command sets `bb_ante` (no profile field)",
     ),
     Entry(
@@ -497,8 +497,8 @@ INDEX: tuple[Entry, ...] = (
         (
             "controller.rules.profiles:rake_amount",
             "controller.rules.pots:take_rake",
-            f"{_BET}._rake",
-            f"{_BET}.award",
+            f"{_RULE}.award_12_20:rake",
+            f"{_RULE}.award_12_20:award",
         ),
         "`rake` (campione): honoured (`pot_awarded.rake`, `hand_completed.rake`, `state.rake`)",
     ),

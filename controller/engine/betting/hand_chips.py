@@ -54,6 +54,12 @@ class HandChips(Protocol):
     straddle_seat: int | None
     straddle: int
     cards_dealt: bool
+    missed: dict[int, int]
+    missed_paid: dict[int, int]
+    antes: int
+    dead: int
+    odd_unit: int
+    rake: int
 
     @property
     def to_act(self) -> int | None:
@@ -70,6 +76,10 @@ class HandChips(Protocol):
 
     def record(self, action: Action, before: int) -> None:
         """Count an action: its chips leave the stack for the pot."""
+        ...
+
+    def settle(self, t: float, *, only_due: bool, except_seat: int | None = None) -> None:
+        """Read pushes as settled: those quiet for settle_seconds, or all of them."""
         ...
 
     def open_preflop(self) -> None:
