@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import copy
+import dataclasses
 from collections.abc import Callable
 
 from controller.engine.betting import (
@@ -17,7 +19,7 @@ from controller.engine.betting import (
     uncalled_15b_65a,
     undercall_51b,
 )
-from controller.engine.betting.records import Blinds, Held, Opening, StackHolder, Zone
+from controller.engine.betting.records import BettingRecord, Blinds, Opening, StackHolder, Zone
 from controller.engine.cards import street_cards
 from controller.engine.ports import Emitter
 from controller.engine.positions import Positions
@@ -41,8 +43,13 @@ STRUCTURES = {"nlhe": "nl", "plhe": "pl", "flhe": "fl"}
 STREETS = ("preflop", "flop", "turn", "river")
 
 
-class HandBetting:
-    """Everything about a hand's chips: it owns the stacks of the dealt-in seats."""
+class HandBetting(BettingRecord):
+    """Everything about a hand's chips: it owns the stacks of the dealt-in seats.
+
+    Its state is the `BettingRecord` it is (every field that changes during the hand);
+    what it is given at the start (the seats, the positions, the profile, the callbacks)
+    is its wiring.
+    """
 
     def __init__(
         self,
@@ -65,7 +72,6 @@ class HandBetting:
         self.emit = emit
         # Blinds missed on a house break (Campione "Gestione pause"), due as dead money.
         self.missed = {s: m for s, m in (missed or {}).items() if s in dealt_in}
-        self.missed_paid: dict[int, int] = {}
         self.seats = seats
         self.dealt_in = list(dealt_in)
         self.pos = positions
@@ -77,52 +83,17 @@ class HandBetting:
         self.odd_unit = odd_unit
         self.profile = profile
         self.event_heads_up = event_heads_up  # rule 48: the event is down to two players
-        self.rake = 0  # the house's rake taken from this hand's pots, once awarded
-        # Undercalls left to the floor (51-B): seat -> the chips put out, forfeited on a fold.
-        self.undercalls: dict[int, int] = {}
-        # Rule 13-C: seats whose best hand went to the muck at showdown (the floor is called).
-        self.muck_disputed: set[int] = set()
-        # Chips still owed on a counted action (the `action` event's `owed`): seat -> (street
-        # index, chips). They are absorbed as they come, not read as a new push.
-        self.owing: dict[int, tuple[int, int]] = {}
-        self.live: set[int] = set(dealt_in)
-        self.contrib: dict[int, int] = {s: 0 for s in dealt_in}
-        self.zones: dict[int, Zone] = {s: Zone() for s in dealt_in}
-        self.unsettled: set[int] = set()  # zones with chips moved since their last settle
-        self.declared: dict[int, Declared] = {}
-        # Rule 55: seats that declared check facing a bet on this street: call or fold only.
-        self.checked_facing: set[int] = set()
-        self.first_motion: set[int] = set()  # TDA 2015 42 C: the call out, the raise to come
-        self.held: dict[int, Held] = {}
-        # Rule 53-B: out-of-turn actions while one seat is skipped (street, seat, kinds, by
-        # whom); once they amount to substantial action they bind, and the floor is called.
-        self.skip: tuple[int, int, list[str], list[int]] | None = None
-        self.binding_53b: set[int] = set()  # seats whose held action binds by 53-B
-        self.skipped_found: list[tuple[int, list[int]]] = []  # for the dealing flow's floor call
-        self.actions: list[Action] = []
-        self.street_i = 0
-        self.announced: set[int] = set()  # streets whose cards `board_dealt` announced
-        self.round: BettingRound | None = None
-        self.phase: Phase = Phase.POSTING
-        self.tabled = False
-        self.shown: set[int] = set()
-        # RP-8 F, hand-for-hand: "" off; "wait" an all-in and call keeps the cards face
-        # down; "said": it happened (`hands_face_down`), the dealer waits for the floor.
-        self.face_down = FaceDown.OFF
-        self.river_aggressor: int | None = None
-        self.last_aggressor: int | None = None  # the hand's last bet or raise, any street
-        self.owed = forced_bets_rp11.forced_bets(self)
-        self.posted: dict[int, int] = {s: 0 for s in dealt_in}
-        self.antes = 0
-        self.dead = 0  # a big-blind ante (RP-11) is dead money in the main pot, no one's bet
         # A house straddle (Campione "Puntate aggiuntive"): the seat left of the big blind may
         # put out `straddle_multiple` big blinds before the cards; it then acts last preflop.
         self.straddle_multiple = straddle_multiple if len(dealt_in) > 2 else 0
-        self.straddle_seat: int | None = None
-        self.straddle = 0
-        self.cards_dealt = False  # set by the engine at the first hole card
-        self._antes_taken = False
-        self._sa: tuple[int, bool] = (0, False)
+        BettingRecord.__init__(
+            self,
+            live=set(dealt_in),
+            contrib={s: 0 for s in dealt_in},
+            posted={s: 0 for s in dealt_in},
+            zones={s: Zone() for s in dealt_in},
+        )
+        self.owed = forced_bets_rp11.forced_bets(self)
         # Called when the first round opens (blinds, antes, a straddle in): the engine keeps
         # the `opening()` there, the point a misdeal's exact re-play returns to (rule 35-C).
         self.on_open: Callable[[], None] | None = None
@@ -130,6 +101,15 @@ class HandBetting:
             self.open_preflop()
 
     # ------------------------------------------------------------------ queries
+
+    def state(self) -> BettingRecord:
+        """A copy of the hand's betting state, as one typed record."""
+        return BettingRecord(
+            **{
+                f.name: copy.deepcopy(getattr(self, f.name))
+                for f in dataclasses.fields(BettingRecord)
+            }
+        )
 
     def deadline(self) -> float | None:
         """When the oldest unsettled push must be read as settled."""
@@ -168,9 +148,9 @@ class HandBetting:
     def substantial_action(self) -> bool:
         """Rule 36: substantial action has occurred in this hand (kept per action count)."""
         n = len(self.actions)
-        if self._sa[0] != n:
-            self._sa = (n, substantial_action(self.actions))
-        return self._sa[1]
+        if self.sa_memo[0] != n:
+            self.sa_memo = (n, substantial_action(self.actions))
+        return self.sa_memo[1]
 
     # ------------------------------------------------------------------ forced bets
 
@@ -180,8 +160,8 @@ class HandBetting:
         self.phase = Phase.BETTING
         # Ante chips in a bet zone belong to the pot, not to the seat's bet: they must not
         # count as "prior chips" of the seat's next push (rule 46 is about its bet).
-        if not self._antes_taken:
-            self._antes_taken = True
+        if not self.antes_taken:
+            self.antes_taken = True
             for seat, zone in self.zones.items():
                 ante = forced_bets_rp11.ante_paid(self, seat) + self.missed_paid.get(seat, 0)
                 if ante:
@@ -622,7 +602,7 @@ class HandBetting:
         self.skip = None
         self.binding_53b = set()
         self.actions = []
-        self._sa = (0, False)
+        self.sa_memo = (0, False)
         self.street_i = 0
         self.announced = set()
         self.round = None

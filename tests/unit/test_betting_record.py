@@ -1,0 +1,62 @@
+"""The hand's betting state is one typed record (`BettingRecord`): every field of
+`HandBetting` that changes during a hand is declared there, the rest is its wiring."""
+
+from __future__ import annotations
+
+import dataclasses
+
+from controller.engine.betting.records import BettingRecord
+from controller.engine.state import Phase
+from tests.engine_helpers import Table
+
+HOLE = {1: ["As", "Kd"], 2: ["7c", "7d"], 3: ["Qh", "Jh"]}
+#: What a HandBetting is given at the start of the hand, and never changes after.
+WIRING = {
+    "emit",
+    "missed",
+    "seats",
+    "dealt_in",
+    "pos",
+    "blinds",
+    "structure",
+    "settle_seconds",
+    "hole",
+    "board",
+    "odd_unit",
+    "profile",
+    "event_heads_up",
+    "straddle_multiple",
+    "on_open",
+}
+
+
+def _preflop() -> Table:
+    table = Table(button=3)
+    table.shuffle()
+    table.push(1, 25, 25)
+    table.push(2, 100)
+    table.deal(HOLE)
+    return table
+
+
+def test_every_field_a_hand_changes_is_in_the_betting_record() -> None:
+    table = _preflop()
+    betting = table.engine.betting
+    assert betting is not None
+    fields = {f.name for f in dataclasses.fields(BettingRecord)}
+    assert set(vars(betting)) - WIRING == fields
+    assert not fields & WIRING
+
+
+def test_the_record_is_a_copy_of_the_hand_as_it_stands() -> None:
+    table = _preflop()
+    betting = table.engine.betting
+    assert betting is not None
+    record = betting.state()
+    assert type(record) is BettingRecord
+    assert record.phase is Phase.BETTING
+    assert record.contrib == {1: 50, 2: 100, 3: 0}
+    assert record.round is not None and record.round.to_act == 3
+    record.contrib[3] = 999
+    record.live.clear()
+    assert betting.contrib[3] == 0 and betting.live == {1, 2, 3}
