@@ -75,7 +75,6 @@ class HandBetting(BettingRecord):
         self.seats = seats
         self.dealt_in = list(dealt_in)
         self.pos = positions
-        self.blinds = blinds
         self.structure = STRUCTURES.get(game, "nl")
         self.settle_seconds = settle_seconds
         self.hole = hole
@@ -88,6 +87,7 @@ class HandBetting(BettingRecord):
         self.straddle_multiple = straddle_multiple if len(dealt_in) > 2 else 0
         BettingRecord.__init__(
             self,
+            blinds=blinds,
             live=set(dealt_in),
             contrib={s: 0 for s in dealt_in},
             posted={s: 0 for s in dealt_in},

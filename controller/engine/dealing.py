@@ -62,8 +62,31 @@ class DealState:
     aside: dict[int, set[str]] = field(default_factory=dict)  # chips pushed before a re-deal
 
 
-class HandDealing:
+@dataclass(kw_only=True)
+class DealingRecord:
+    """A hand's dealing state: every field of `HandDealing` that changes during the hand
+    (the cards themselves are the hand's facts, `DealtHand`)."""
+
+    deal: DealState
+    procedures: list[Procedure] = field(default_factory=list)
+    burn_plan: dict[str, int] = field(default_factory=dict)  # street -> burns the remedy allows
+    burns_before: int = 0  # burns read when the last street was completed
+    street_actions: int = 0  # betting actions when the current street was dealt
+    killed: set[int] = field(default_factory=set)
+    killed_cards: set[str] = field(default_factory=set)
+    posted_snapshot: Opening | None = None  # the first round as it opened (35-C)
+    seen: int = 0  # betting actions already looked at for the end of the deal
+    checked_at: tuple[int, int, bool, int, int] | None = None
+    transit: list[str] = field(default_factory=list)  # board reads during the deal
+    announcement: FlopAnnouncement = field(default_factory=FlopAnnouncement)  # RP-5 A
+    hold: FlopHold = field(default_factory=FlopHold)  # a four-card flop holds the table (39)
+
+
+class HandDealing(DealingRecord):
     """One hand's cards: detects dealing errors, runs their procedures, checks the remedies.
+
+    Its state is the `DealingRecord` it is; the table's ports, the hand's facts and its
+    betting are its wiring.
 
     It sees the table through `TablePorts` only, and owns the hand's card facts (hole
     cards, board, burns in `hand`) and the hand's procedures.
@@ -75,19 +98,7 @@ class HandDealing:
         self.betting = betting
         self.profile = table.profile
         self.hole_count = HOLE_CARDS.get(game, 2)
-        self.deal = DealState(order=self._deal_order())
-        self.procedures: list[Procedure] = []
-        self.burn_plan: dict[str, int] = {}  # street -> burns the remedy allows (default 1)
-        self.burns_before: int = 0  # burns read when the last street was completed
-        self.street_actions = 0  # betting actions when the current street was dealt
-        self.killed: set[int] = set()
-        self.killed_cards: set[str] = set()
-        self.posted_snapshot: Opening | None = None
-        self._seen = 0  # betting actions already looked at for the end of the deal
-        self._checked_at: tuple[int, int, bool, int, int] | None = None
-        self.transit: list[str] = []  # board reads during the deal, judged after it
-        self.announcement = FlopAnnouncement()  # a premature flop, announced when complete
-        self.hold = FlopHold()  # a four-card flop holds the table (39)
+        DealingRecord.__init__(self, deal=DealState(order=self._deal_order()))
         betting.on_open = self.snapshot_opening
         if betting.phase != Phase.POSTING:
             self.snapshot_opening()  # nothing to post: the round opened at once
@@ -159,11 +170,11 @@ class HandDealing:
             len(self.procedures),
             len(betting.live),
         )
-        if key == self._checked_at:
+        if key == self.checked_at:
             return
-        self._checked_at = key
-        if not self.deal.over and betting.actions and len(betting.actions) != self._seen:
-            self._seen = len(betting.actions)
+        self.checked_at = key
+        if not self.deal.over and betting.actions and len(betting.actions) != self.seen:
+            self.seen = len(betting.actions)
             last = betting.actions[-1].seat
             self.end_of_deal(t, upto=None if self._sa() else last)
         button = self.hand.positions.button
@@ -417,7 +428,7 @@ class HandDealing:
         )
         self.burns_before = 0
         self.street_actions = 0
-        self._seen = 0
+        self.seen = 0
         hand.redeals += 1
 
     def chips_set_aside(self, t: float, seat: int, chip: str, *, arrived: bool) -> bool:

@@ -1,11 +1,13 @@
-"""The hand's betting state is one typed record (`BettingRecord`): every field of
-`HandBetting` that changes during a hand is declared there, the rest is its wiring."""
+"""The hand's betting and dealing states are typed records (`BettingRecord`,
+`DealingRecord`): every field of `HandBetting` and `HandDealing` that changes during a hand
+is declared there, the rest is their wiring."""
 
 from __future__ import annotations
 
 import dataclasses
 
 from controller.engine.betting.records import BettingRecord
+from controller.engine.dealing import DealingRecord
 from controller.engine.state import Phase
 from tests.engine_helpers import Table
 
@@ -17,7 +19,6 @@ WIRING = {
     "seats",
     "dealt_in",
     "pos",
-    "blinds",
     "structure",
     "settle_seconds",
     "hole",
@@ -46,6 +47,14 @@ def test_every_field_a_hand_changes_is_in_the_betting_record() -> None:
     fields = {f.name for f in dataclasses.fields(BettingRecord)}
     assert set(vars(betting)) - WIRING == fields
     assert not fields & WIRING
+
+
+def test_every_field_a_hand_changes_is_in_the_dealing_record() -> None:
+    table = _preflop()
+    dealing = table.engine.dealing
+    assert dealing is not None
+    fields = {f.name for f in dataclasses.fields(DealingRecord)}
+    assert set(vars(dealing)) - {"table", "hand", "betting", "profile", "hole_count"} == fields
 
 
 def test_the_record_is_a_copy_of_the_hand_as_it_stands() -> None:

@@ -73,6 +73,7 @@ class BettingRecord:
     (`controller.engine.betting.*`) read and change these fields through `HandChips`.
     """
 
+    blinds: Blinds  # the forced bets (changed by a level correction, 23, and 35-C's re-play)
     phase: Phase = Phase.POSTING
     round: BettingRound | None = None
     street_i: int = 0
