@@ -51,6 +51,10 @@ class HandBetting(BettingRecord):
     is its wiring.
     """
 
+    # One hand's object, compared and hashed by identity (its record compares by value).
+    __eq__ = object.__eq__
+    __hash__ = object.__hash__
+
     def __init__(
         self,
         *,

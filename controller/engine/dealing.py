@@ -92,6 +92,10 @@ class HandDealing(DealingRecord):
     cards, board, burns in `hand`) and the hand's procedures.
     """
 
+    # One hand's object, compared and hashed by identity (its record compares by value).
+    __eq__ = object.__eq__
+    __hash__ = object.__hash__
+
     def __init__(self, table: TablePorts, hand: DealtHand, betting: HandBetting, game: str) -> None:
         self.table = table
         self.hand = hand

@@ -69,3 +69,12 @@ def test_the_record_is_a_copy_of_the_hand_as_it_stands() -> None:
     record.contrib[3] = 999
     record.live.clear()
     assert betting.contrib[3] == 0 and betting.live == {1, 2, 3}
+
+
+def test_a_hand_compares_and_hashes_by_identity_not_by_its_record() -> None:
+    one, two = _preflop(), _preflop()
+    assert one.engine.betting is not None and two.engine.betting is not None
+    assert one.engine.dealing is not None and two.engine.dealing is not None
+    assert one.engine.betting != two.engine.betting
+    assert one.engine.dealing != two.engine.dealing
+    assert len({one.engine.betting, two.engine.betting, one.engine.dealing}) == 3
