@@ -2,92 +2,58 @@
 
 from __future__ import annotations
 
+import copy
+import dataclasses
 from collections.abc import Callable
-from dataclasses import dataclass, field
-from typing import Any, Literal, Protocol
 
+from controller.engine.betting import (
+    award_12_20,
+    check_55,
+    fold_58,
+    forced_bets_rp11,
+    mucked_winner_13c,
+    out_of_turn_53,
+    straddle,
+    tabled_16,
+    two_motion_42c,
+    uncalled_15b_65a,
+    undercall_51b,
+)
+from controller.engine.betting.records import BettingRecord, Blinds, Opening, StackHolder, Zone
 from controller.engine.cards import street_cards
 from controller.engine.ports import Emitter
 from controller.engine.positions import Positions
 from controller.engine.procedures.premature_card_rp5 import PREMATURE_RULES
+from controller.engine.state import FaceDown, Phase, SeatStatus
 from controller.rules import RuleError
 from controller.rules.betting import (
     Action,
     BettingRound,
-    HeldAction,
-    OOTResolution,
     house_raise_cap,
     limit_bet_size,
-    seats_left_of_button,
     showdown_order,
     street_order,
     substantial_action,
-    substantial_action_out_of_turn,
 )
-from controller.rules.chips import Declared, PushRuling, facing_opening_bet, undercall_ruling
-from controller.rules.handeval import HandRank, describe, evaluate
-from controller.rules.pots import Pot, award, build_pots, division_unit, take_rake, uncalled
-from controller.rules.profiles import PROFILES, Profile, rake_amount
+from controller.rules.chips import Declared, PushRuling
+from controller.rules.pots import Pot, build_pots
+from controller.rules.profiles import PROFILES, Profile
 
 STRUCTURES = {"nlhe": "nl", "plhe": "pl", "flhe": "fl"}
 STREETS = ("preflop", "flop", "turn", "river")
 
 
-class StackHolder(Protocol):
-    """A seat's chips behind (the engine's Seat)."""
+class HandBetting(BettingRecord):
+    """Everything about a hand's chips: it owns the stacks of the dealt-in seats.
 
-    stack: int
+    Its state is the `BettingRecord` it is (every field that changes during the hand);
+    what it is given at the start (the seats, the positions, the profile, the callbacks)
+    is its wiring.
+    """
 
-
-@dataclass(slots=True)
-class Zone:
-    """A seat's bet zone as the chip reader sees it."""
-
-    chips: dict[str, int] = field(default_factory=dict)  # settled chips physically there
-    pending: dict[str, int] = field(default_factory=dict)  # arrived since the last settle
-    pulled: list[int] = field(default_factory=list)  # settled chips taken back by the player
-    nudged: dict[str, int] = field(default_factory=dict)  # settled chips moved out of turn
-    last_t: float = 0.0
-
-
-@dataclass(slots=True)
-class Held:
-    """An out-of-turn push or fold waiting for its seat's turn (rule 53)."""
-
-    action: HeldAction
-    ruling: PushRuling
-
-
-@dataclass(frozen=True, slots=True)
-class Blinds:
-    """The forced bets of a hand."""
-
-    small_blind: int
-    big_blind: int
-    ante: int
-    bb_ante: bool
-
-
-@dataclass(frozen=True, slots=True)
-class Opening:
-    """The betting as the first round opened (blinds, antes, a straddle in): the point a
-    misdeal's exact re-play returns to (rule 35-C)."""
-
-    live: frozenset[int]
-    contrib: dict[int, int]
-    posted: dict[int, int]
-    owed: dict[int, int]
-    antes: int
-    dead: int
-    straddle_seat: int | None
-    straddle: int
-    blinds: Blinds
-    zones: dict[int, dict[str, int]]
-    stacks: dict[int, int]
-
-
-class HandBetting:
-    """Everything about a hand's chips: it owns the stacks of the dealt-in seats."""
+    # One hand's object, compared and hashed by identity (its record compares by value).
+    __eq__ = object.__eq__
+    __hash__ = object.__hash__
 
     def __init__(
         self,
@@ -110,11 +76,9 @@ class HandBetting:
         self.emit = emit
         # Blinds missed on a house break (Campione "Gestione pause"), due as dead money.
         self.missed = {s: m for s, m in (missed or {}).items() if s in dealt_in}
-        self.missed_paid: dict[int, int] = {}
         self.seats = seats
         self.dealt_in = list(dealt_in)
         self.pos = positions
-        self.blinds = blinds
         self.structure = STRUCTURES.get(game, "nl")
         self.settle_seconds = settle_seconds
         self.hole = hole
@@ -122,59 +86,34 @@ class HandBetting:
         self.odd_unit = odd_unit
         self.profile = profile
         self.event_heads_up = event_heads_up  # rule 48: the event is down to two players
-        self.rake = 0  # the house's rake taken from this hand's pots, once awarded
-        # Undercalls left to the floor (51-B): seat -> the chips put out, forfeited on a fold.
-        self.undercalls: dict[int, int] = {}
-        # Rule 13-C: seats whose best hand went to the muck at showdown (the floor is called).
-        self.muck_disputed: set[int] = set()
-        # Chips still owed on a counted action (the `action` event's `owed`): seat -> (street
-        # index, chips). They are absorbed as they come, not read as a new push.
-        self.owing: dict[int, tuple[int, int]] = {}
-        self.live: set[int] = set(dealt_in)
-        self.contrib: dict[int, int] = {s: 0 for s in dealt_in}
-        self.zones: dict[int, Zone] = {s: Zone() for s in dealt_in}
-        self.unsettled: set[int] = set()  # zones with chips moved since their last settle
-        self.declared: dict[int, Declared] = {}
-        # Rule 55: seats that declared check facing a bet on this street: call or fold only.
-        self.checked_facing: set[int] = set()
-        self.first_motion: set[int] = set()  # TDA 2015 42 C: the call out, the raise to come
-        self.held: dict[int, Held] = {}
-        # Rule 53-B: out-of-turn actions while one seat is skipped (street, seat, kinds, by
-        # whom); once they amount to substantial action they bind, and the floor is called.
-        self.skip: tuple[int, int, list[str], list[int]] | None = None
-        self.binding_53b: set[int] = set()  # seats whose held action binds by 53-B
-        self.skipped_found: list[tuple[int, list[int]]] = []  # for the dealing flow's floor call
-        self.actions: list[Action] = []
-        self.street_i = 0
-        self.announced: set[int] = set()  # streets whose cards `board_dealt` announced
-        self.round: BettingRound | None = None
-        self.phase = "posting"
-        self.tabled = False
-        self.shown: set[int] = set()
-        # RP-8 F, hand-for-hand: "" off; "wait" an all-in and call keeps the cards face
-        # down; "said": it happened (`hands_face_down`), the dealer waits for the floor.
-        self.face_down = ""
-        self.river_aggressor: int | None = None
-        self.last_aggressor: int | None = None  # the hand's last bet or raise, any street
-        self.owed = self._forced_bets()
-        self.posted: dict[int, int] = {s: 0 for s in dealt_in}
-        self.antes = 0
-        self.dead = 0  # a big-blind ante (RP-11) is dead money in the main pot, no one's bet
         # A house straddle (Campione "Puntate aggiuntive"): the seat left of the big blind may
         # put out `straddle_multiple` big blinds before the cards; it then acts last preflop.
         self.straddle_multiple = straddle_multiple if len(dealt_in) > 2 else 0
-        self.straddle_seat: int | None = None
-        self.straddle = 0
-        self.cards_dealt = False  # set by the engine at the first hole card
-        self._antes_taken = False
-        self._sa: tuple[int, bool] = (0, False)
+        BettingRecord.__init__(
+            self,
+            blinds=blinds,
+            live=set(dealt_in),
+            contrib={s: 0 for s in dealt_in},
+            posted={s: 0 for s in dealt_in},
+            zones={s: Zone() for s in dealt_in},
+        )
+        self.owed = forced_bets_rp11.forced_bets(self)
         # Called when the first round opens (blinds, antes, a straddle in): the engine keeps
         # the `opening()` there, the point a misdeal's exact re-play returns to (rule 35-C).
         self.on_open: Callable[[], None] | None = None
         if not any(self.owed.values()):
-            self._open_preflop()
+            self.open_preflop()
 
     # ------------------------------------------------------------------ queries
+
+    def state(self) -> BettingRecord:
+        """A copy of the hand's betting state, as one typed record."""
+        return BettingRecord(
+            **{
+                f.name: copy.deepcopy(getattr(self, f.name))
+                for f in dataclasses.fields(BettingRecord)
+            }
+        )
 
     def deadline(self) -> float | None:
         """When the oldest unsettled push must be read as settled."""
@@ -184,25 +123,25 @@ class HandBetting:
     @property
     def to_act(self) -> int | None:
         """The seat whose turn it is."""
-        if self.phase != "betting" or self.round is None:
+        if self.phase != Phase.BETTING or self.round is None:
             return None
         return self.round.to_act
 
     def bet(self, seat: int) -> int:
         """Chips in front of the seat on the current street."""
-        if self.round is not None and self.phase == "betting":
+        if self.round is not None and self.phase == Phase.BETTING:
             return self.round.bets.get(seat, 0)
-        if self.phase == "posting":
+        if self.phase == Phase.POSTING:
             return self.posted.get(seat, 0)
         return 0
 
-    def status(self, seat: int) -> str:
+    def status(self, seat: int) -> SeatStatus:
         """active / folded / allin for a dealt-in seat."""
         if seat not in self.live:
-            return "folded"
+            return SeatStatus.FOLDED
         if self.seats[seat].stack == 0:
-            return "allin"
-        return "active"
+            return SeatStatus.ALLIN
+        return SeatStatus.ACTIVE
 
     def pots(self) -> list[Pot]:
         """The pots in the middle (this street's bets not yet in them)."""
@@ -213,99 +152,22 @@ class HandBetting:
     def substantial_action(self) -> bool:
         """Rule 36: substantial action has occurred in this hand (kept per action count)."""
         n = len(self.actions)
-        if self._sa[0] != n:
-            self._sa = (n, substantial_action(self.actions))
-        return self._sa[1]
+        if self.sa_memo[0] != n:
+            self.sa_memo = (n, substantial_action(self.actions))
+        return self.sa_memo[1]
 
     # ------------------------------------------------------------------ forced bets
 
-    def _forced_bets(self) -> dict[int, int]:
-        owed = {s: 0 for s in self.dealt_in}
-        b = self.blinds
-        if b.ante and not b.bb_ante:
-            for s in self.dealt_in:
-                owed[s] += b.ante
-        if self.pos.small_blind in owed:
-            owed[self.pos.small_blind] += b.small_blind
-        if self.pos.big_blind in owed:
-            owed[self.pos.big_blind] += b.big_blind + (b.ante if b.bb_ante else 0)
-        for s, missed in self.missed.items():
-            owed[s] += missed
-        return {s: min(o, self.seats[s].stack) for s, o in owed.items()}
-
-    def _ante_part(self, seat: int) -> int:
-        b = self.blinds
-        if not b.ante:
-            return 0
-        if b.bb_ante:
-            return b.ante if seat == self.pos.big_blind else 0
-        return b.ante
-
-    def _post(self, t: float, seat: int, zone: Zone) -> None:
-        amount = sum(zone.pending.values()) - sum(zone.pulled)
-        zone.chips.update(zone.pending)
-        zone.pending.clear()
-        zone.pulled.clear()
-        pay = max(0, min(amount, self.owed[seat], self.seats[seat].stack))
-        if pay == 0:
-            return
-        # Blinds missed on a house break come first: dead money, no one's bet.
-        missed = min(pay, self.missed.get(seat, 0) - self.missed_paid.get(seat, 0))
-        if missed:
-            self.missed_paid[seat] = self.missed_paid.get(seat, 0) + missed
-            self.dead += missed
-            self.seats[seat].stack -= missed
-            self.owed[seat] -= missed
-            pay -= missed
-        already = self.posted[seat] + self._ante_paid(seat)
-        ante_left = max(0, min(self._ante_part(seat), self.seats[seat].stack + already) - already)
-        ante = min(pay, ante_left)
-        blind = pay - ante
-        self.antes += ante + missed
-        self.posted[seat] += blind
-        if self.blinds.bb_ante:
-            self.dead += ante
-            self.contrib[seat] += blind
-        else:
-            self.contrib[seat] += pay
-        self.seats[seat].stack -= pay
-        self.owed[seat] -= pay
-        self.emit.event(
-            "posted",
-            seat=seat,
-            blind=self._blind_name(seat),
-            amount=blind,
-            ante=ante + missed,
-            allin=self.seats[seat].stack == 0,
-            rule="RP-11" if self.blinds.bb_ante and ante else None,
-            **({"missed_blinds": missed, "house_rule": "pauses"} if missed else {}),
-        )
-        if not any(self.owed.values()):
-            self._open_preflop()
-
-    def _ante_paid(self, seat: int) -> int:
-        if self.blinds.bb_ante:
-            own = self.dead - sum(self.missed_paid.values())
-            return own if seat == self.pos.big_blind else 0
-        return self.contrib[seat] - self.posted[seat]
-
-    def _blind_name(self, seat: int) -> str | None:
-        if seat == self.pos.big_blind:
-            return "big"
-        if seat == self.pos.small_blind:
-            return "small"
-        return None
-
     # ------------------------------------------------------------------ rounds
 
-    def _open_preflop(self) -> None:
-        self.phase = "betting"
+    def open_preflop(self) -> None:
+        self.phase = Phase.BETTING
         # Ante chips in a bet zone belong to the pot, not to the seat's bet: they must not
         # count as "prior chips" of the seat's next push (rule 46 is about its bet).
-        if not self._antes_taken:
-            self._antes_taken = True
+        if not self.antes_taken:
+            self.antes_taken = True
             for seat, zone in self.zones.items():
-                ante = self._ante_paid(seat) + self.missed_paid.get(seat, 0)
+                ante = forced_bets_rp11.ante_paid(self, seat) + self.missed_paid.get(seat, 0)
                 if ante:
                     _take_value(zone.chips, ante)
         order = street_order(
@@ -328,48 +190,7 @@ class HandBetting:
         )
         if self.on_open is not None:
             self.on_open()
-        self._after_change(0.0)
-
-    def _utg(self) -> int | None:
-        """The seat left of the big blind: the one that may straddle."""
-        order = street_order(
-            [s for s in self.dealt_in if s in self.live],
-            button=self.pos.button,
-            big_blind_seat=self.pos.big_blind,
-            preflop=True,
-        )
-        return order[0] if order else None
-
-    def _try_straddle(self, seat: int, amount: int) -> bool:
-        """A push of exactly the straddle by the seat left of the big blind, before the cards."""
-        if (
-            not self.straddle_multiple
-            or self.cards_dealt
-            or self.actions
-            or self.straddle_seat is not None
-            or seat != self._utg()
-        ):
-            return False
-        size = self.straddle_multiple * self.blinds.big_blind
-        if amount != size or self.seats[seat].stack < size:
-            return False
-        self.straddle_seat = seat
-        self.straddle = size
-        self.posted[seat] += size
-        self.contrib[seat] += size
-        self.seats[seat].stack -= size
-        self.emit.event(
-            "posted",
-            seat=seat,
-            blind="straddle",
-            amount=size,
-            ante=0,
-            allin=self.seats[seat].stack == 0,
-            rule=None,
-            house_rule="straddle",
-        )
-        self._open_preflop()
-        return True
+        self.after_change(0.0)
 
     def _new_round(
         self,
@@ -404,12 +225,12 @@ class HandBetting:
         live_order = [s for s in self.dealt_in if s in self.live]
         with_chips = [s for s in live_order if self.seats[s].stack > 0]
         if len(with_chips) < 2:
-            self.phase = "waiting"
-            self._maybe_table()
+            self.phase = Phase.WAITING
+            tabled_16.maybe_table(self)
             if self.street_i == 3:
-                self._showdown()
+                self.showdown()
             return
-        self.phase = "betting"
+        self.phase = Phase.BETTING
         order = street_order(live_order, button=self.pos.button)
         self.round = self._new_round(
             order,
@@ -418,11 +239,11 @@ class HandBetting:
             pot=sum(self.contrib.values()) + self.dead,
             big_blind_seat=None,
         )
-        self._after_change(0.0)
+        self.after_change(0.0)
 
     def board_street(self, street: str) -> None:
         """The dealer turned a street's cards (flop, turn, river)."""
-        if self.face_down == "said":
+        if self.face_down == FaceDown.SAID:
             self.emit.alert(
                 "card_before_instruction",
                 "warning",
@@ -433,7 +254,7 @@ class HandBetting:
             )
         index = STREETS.index(street)
         self.announced.add(index)  # its `board_dealt` is published, in turn or not
-        if self.phase in ("posting", "betting"):
+        if self.phase in (Phase.POSTING, Phase.BETTING):
             self.emit.alert(
                 "premature_board",
                 "critical",
@@ -442,7 +263,7 @@ class HandBetting:
                 rule=PREMATURE_RULES[street],
             )
             return
-        if self.phase == "waiting" and index == self.street_i + 1:
+        if self.phase == Phase.WAITING and index == self.street_i + 1:
             self.street_i = index
             self._open_street()
 
@@ -472,11 +293,11 @@ class HandBetting:
             )
         if len(self.live) < 2:
             return
-        self._maybe_table()
+        tabled_16.maybe_table(self)
         if self.street_i == 3:
-            self._showdown()
+            self.showdown()
             return
-        self.phase = "waiting"
+        self.phase = Phase.WAITING
         # The next street may already be on the board (dealt before betting ended).
         needed = (3, 4, 5)[self.street_i]
         board = self.board()
@@ -494,42 +315,17 @@ class HandBetting:
                 )
             self._open_street()
 
-    def _maybe_table(self, *, betting_over: bool = False) -> None:
-        """Rule 16: once a player is all-in and all betting is complete, every hand face up."""
-        if self.tabled or len(self.live) < 2:
-            return
-        with_chips = [s for s in self.live if self.seats[s].stack > 0]
-        if len(with_chips) > 1 and not betting_over:
-            return
-        if self.face_down:  # RP-8 F: during hand-for-hand the cards stay face down
-            if self.face_down == "wait":
-                self.face_down = "said"
-                self.emit.event("hands_face_down", seats=sorted(self.live), rule="RP-8F")
-            return
-        self.tabled = True
-        self.shown |= self.live
-        self.emit.event(
-            "hands_tabled",
-            seats=sorted(self.live),
-            showdown={str(s): self.hole(s) for s in sorted(self.live)},
-            rule="16",
-        )
-
     def instruct(self) -> bool:
         """RP-8 F: the floor instructs the dealer; hands kept face down are tabled now (16).
         False when no hand was waiting face down."""
-        if self.face_down != "said":
-            return False
-        self.face_down = ""
-        self._maybe_table(betting_over=True)
-        return True
+        return tabled_16.instruct(self)
 
     # ------------------------------------------------------------------ chips
 
     def _can_settle(self, seat: int) -> bool:
-        if self.phase == "posting":
+        if self.phase == Phase.POSTING:
             return self.owed.get(seat, 0) > 0
-        return self.phase == "betting"
+        return self.phase == Phase.BETTING
 
     def chip_in(self, t: float, seat: int, uid: str, value: int) -> None:
         """A chip arrived in the seat's bet zone."""
@@ -567,7 +363,7 @@ class HandBetting:
             zone.pulled.append(value)  # rule 46: prior chips taken back as part of a push
             zone.last_t = t
             self.unsettled.add(seat)
-        elif value is not None and self.phase in ("posting", "betting"):
+        elif value is not None and self.phase in (Phase.POSTING, Phase.BETTING):
             zone.nudged[uid] = value
 
     def settle(self, t: float, *, only_due: bool, except_seat: int | None = None) -> None:
@@ -588,14 +384,14 @@ class HandBetting:
     def _settle(self, t: float, seat: int) -> None:
         zone = self.zones[seat]
         self.unsettled.discard(seat)
-        if self.phase == "posting":
-            self._post(t, seat, zone)
+        if self.phase == Phase.POSTING:
+            forced_bets_rp11.post(self, t, seat, zone)
             return
         rnd = self.round
         assert rnd is not None
         new = list(zone.pending.values())
         pulled = list(zone.pulled)
-        if not pulled and self._try_straddle(seat, sum(new)):
+        if not pulled and straddle.try_straddle(self, seat, sum(new)):
             zone.chips.update(zone.pending)
             zone.pending.clear()
             return
@@ -612,7 +408,7 @@ class HandBetting:
             )
             return
         declared = self.declared.get(seat)
-        if self._first_motion(seat, rnd, declared, new, prior, pulled):
+        if two_motion_42c.first_motion(self, seat, rnd, declared, new, prior, pulled):
             return
         try:
             ruling = rnd.interpret_push(
@@ -630,44 +426,18 @@ class HandBetting:
             )
             return
         if seat != rnd.to_act:
-            self._hold(seat, ruling)
+            out_of_turn_53.hold(self, seat, ruling)
             return
-        self._apply_ruling(t, seat, ruling)
+        self.apply_ruling(t, seat, ruling)
 
-    def _first_motion(
-        self,
-        seat: int,
-        rnd: BettingRound,
-        declared: Declared | None,
-        new: list[int],
-        prior: list[int],
-        pulled: list[int],
-    ) -> bool:
-        """TDA 2015 rule 42 C (a house allowing two-motion raises): "raise" declared, the
-        exact call put out in a first motion waits for the raise of the second motion; the
-        two are then judged as one declared raise (held to a minimum raise if short)."""
-        if (
-            not self.profile.two_motion_raise
-            or declared != "raise"
-            or seat != rnd.to_act
-            or pulled
-            or seat in self.first_motion
-            or self.structure == "fl"
-        ):
-            return False
-        if sum(prior) + sum(new) != rnd.bets[seat] + rnd.to_call(seat) or not rnd.to_call(seat):
-            return False
-        self.first_motion.add(seat)
-        return True
-
-    def _apply_ruling(self, t: float, seat: int, ruling: PushRuling) -> None:
+    def apply_ruling(self, t: float, seat: int, ruling: PushRuling) -> None:
         rnd = self.round
         assert rnd is not None
         before = rnd.bets[seat]
         declared = self.declared.get(seat)
         try:
             if ruling.kind == "undercall":
-                if self._undercall(seat, rnd, ruling, before) == "td":
+                if undercall_51b.undercall(self, seat, rnd, ruling, before) == "td":
                     return  # the floor's discretion: the seat's turn waits for it
                 action = rnd.call(seat, rule="51-B")
             else:
@@ -678,7 +448,7 @@ class HandBetting:
             )
             return
         self.undercalls.pop(seat, None)
-        self._record(action, before)
+        self.record(action, before)
         # An undercall made a full call (51-B): the rest of the call is still owed.
         owed = (
             max(0, action.total - sum(self.zones[seat].chips.values()))
@@ -697,41 +467,9 @@ class HandBetting:
             owed=owed,
             declared=declared,
         )
-        self._after_change(t)
+        self.after_change(t)
 
-    def _undercall(
-        self, seat: int, rnd: BettingRound, ruling: PushRuling, before: int
-    ) -> Literal["full_call", "td"]:
-        """Rule 51-B: a mandatory full call heads-up or facing the opener (in blind games the
-        big blind pre-flop); otherwise the floor's discretion, both choices named. A house
-        whose text always makes it a call (`undercall_always_full_call`) offers no fold.
-
-        At the floor's discretion nothing is recorded yet: the chips stay in the zone, the
-        floor lamp is lit and the seat is still to act. Chips added up to the call are the
-        full call (a push judged with the undercall's chips as prior chips, rule 46); the
-        cards mucked are the fold, and the chips put out are forfeited to the pot.
-        """
-        raised = sum(1 for a in rnd.actions if a.kind in ("bet", "raise"))
-        decision = undercall_ruling(
-            heads_up=len(rnd.live) == 2,
-            facing_opening_bet=facing_opening_bet(raised, preflop=self.street_i == 0),
-            always_full_call=self.profile.undercall_always_full_call,
-        )
-        if decision == "td":
-            short = rnd.bets[seat] + rnd.to_call(seat) - sum(self.zones[seat].chips.values())
-            self.emit.alert(
-                "floor_needed",
-                "critical",
-                f"seat {seat} undercalled a raise multi-way: the floor decides a full call "
-                f"(add {short}) or a fold forfeiting the chips put out",
-                seat=seat,
-                choices=["full_call", "fold"],
-                rule="51-B",
-            )
-            self.undercalls[seat] = max(0, ruling.total - before)
-        return decision
-
-    def _record(self, action: Action, before: int) -> None:
+    def record(self, action: Action, before: int) -> None:
         delta = action.total - before
         self.seats[action.seat].stack -= delta
         self.contrib[action.seat] += delta
@@ -747,75 +485,11 @@ class HandBetting:
         self.checked_facing.discard(action.seat)
         self.first_motion.discard(action.seat)
 
-    def _hold(self, seat: int, ruling: PushRuling) -> None:
-        rnd = self.round
-        assert rnd is not None
-        kind = "call" if ruling.kind in ("call", "undercall") else ruling.kind
-        try:
-            held = rnd.hold_out_of_turn(seat, kind, ruling.total)  # type: ignore[arg-type]
-        except RuleError as exc:
-            self.emit.alert("push_refused", "warning", f"seat {seat}: {exc}", seat=seat)
-            return
-        self.held[seat] = Held(held, ruling)
-        self.emit.event(
-            "out_of_turn",
-            seat=seat,
-            action=ruling.action,
-            amount=ruling.total,
-            status="held",
-            to_act=rnd.to_act,
-            rule="53-A",
-        )
-        self._after_skipped_seat(seat, kind)
-
-    def _after_skipped_seat(self, seat: int, kind: str) -> None:
-        """Rule 53-B: an out-of-turn action while `to_act` waits; once those actions amount
-        to substantial action (36) they bind and the floor rules on the skipped hand."""
-        rnd = self.round
-        skipped = rnd.to_act if rnd is not None and self.phase == "betting" else None
-        if skipped is None:
-            return
-        if self.skip is None or self.skip[:2] != (self.street_i, skipped):
-            self.skip = (self.street_i, skipped, [], [])
-        _street, _seat, kinds, seats = self.skip
-        was = substantial_action_out_of_turn(kinds)
-        kinds.append(kind)
-        seats.append(seat)
-        if not substantial_action_out_of_turn(kinds):
-            return
-        self.binding_53b |= {s for s in seats if s in self.held}
-        if not was:
-            self.skipped_found.append((skipped, sorted(set(seats))))
-
     # ------------------------------------------------------------------ buttons and folds
 
     def check(self, t: float) -> None:
-        """The dealer's `check` button, for the player whose turn it is."""
-        seat = self.to_act
-        if seat is None or self.round is None:
-            self.emit.alert(
-                "button_out_of_sequence", "warning", "check pressed when no one is to act"
-            )
-            return
-        before = self.round.bets[seat]
-        try:
-            action = self.round.check(seat)
-        except RuleError as exc:
-            facing = exc.rule == "55"
-            if facing:
-                self.checked_facing.add(seat)  # it may call or fold, never raise (55)
-            self.emit.alert(
-                "check_refused",
-                "warning",
-                f"seat {seat} cannot check: {exc}"
-                + ("; having declared check it may call or fold, not raise" if facing else ""),
-                seat=seat,
-                rule=exc.rule,
-            )
-            return
-        self._record(action, before)
-        self.emit.event("action", seat=seat, action="check", amount=action.total, rule=None)
-        self._after_change(t)
+        """The dealer's `check` button, for the player whose turn it is (rule 55)."""
+        check_55.check(self, t)
 
     def declare(self, seat: int, kind: Declared) -> None:
         """An all-in button (RP-1) or the panel's raise declaration (rule 44)."""
@@ -836,8 +510,8 @@ class HandBetting:
         """The seat's cards reached the muck."""
         if seat not in self.live:
             return
-        if self.phase == "showdown" or (
-            self.phase == "waiting" and (self.tabled or self.face_down == "said")
+        if self.phase == Phase.SHOWDOWN or (
+            self.phase == Phase.WAITING and (self.tabled or self.face_down == FaceDown.SAID)
         ):
             if self.tabled and seat in self.shown:
                 self.emit.alert(
@@ -848,18 +522,18 @@ class HandBetting:
                     rule="16",
                 )
                 return
-            self._best_hand_mucked(seat)
+            mucked_winner_13c.best_hand_mucked(self, seat)
             self.live.discard(seat)
             self.emit.event("hand_mucked", seat=seat, rule="13-B")
             if len(self.live) == 1:
                 self.award(t, "uncontested")
             return
         rnd = self.round
-        if self.phase == "betting" and rnd is not None and rnd.to_act == seat:
+        if self.phase == Phase.BETTING and rnd is not None and rnd.to_act == seat:
             before = rnd.bets[seat]
             action = rnd.fold(seat)
             self.live.discard(seat)
-            self._record(action, before)
+            self.record(action, before)
             forfeit = self.undercalls.pop(seat, 0)
             if forfeit:  # the floor let the undercaller fold: its chips stay in (51-B)
                 self.seats[seat].stack -= forfeit
@@ -874,31 +548,9 @@ class HandBetting:
                 )
             else:
                 self.emit.event("action", seat=seat, action="fold", amount=action.total, rule=None)
-            self._after_change(t)
+            self.after_change(t)
             return
-        # Out of turn (or before the betting started): a fold is binding (rule 58).
-        self.emit.event(
-            "out_of_turn",
-            seat=seat,
-            action="fold",
-            amount=self.bet(seat),
-            status="binding",
-            to_act=self.to_act,
-            rule="58",
-        )
-        if rnd is not None and seat in rnd.behind and seat not in rnd.folded:
-            self._after_skipped_seat(seat, "fold")
-            self._return_uncalled(seat, "15-B")
-            rnd.folded.add(seat)
-        self.live.discard(seat)
-        self.held.pop(seat, None)
-        self.declared.pop(seat, None)
-        if self.phase == "posting":
-            self.owed[seat] = 0  # a folded hand owes no more forced bets
-            if not any(self.owed.values()):
-                self._open_preflop()
-                return
-        self._after_change(t)
+        fold_58.fold_out_of_turn(self, t, seat)
 
     def kill(self, t: float, seat: int, rule: str) -> None:
         """The seat's hand is dead by rule (37, 38, 30, 71-C): not an action, its chips stay in."""
@@ -906,7 +558,7 @@ class HandBetting:
             return
         rnd = self.round
         if rnd is not None and seat in rnd.behind and seat not in rnd.folded:
-            self._return_uncalled(seat, "65-A")
+            uncalled_15b_65a.return_uncalled(self, seat, "65-A")
             rnd.folded.add(seat)
         self.live.discard(seat)
         self.held.pop(seat, None)
@@ -914,76 +566,7 @@ class HandBetting:
         self.undercalls.pop(seat, None)
         # During posting the killed seat's blinds and antes are still due (rules 30, 71-C):
         # the dealer posts them and they go to the pot.
-        self._after_change(t)
-
-    def _commit_53b(self, seat: int, held: Held) -> None:
-        """Rule 53-B: an action out of turn made binding by substantial action stays in even
-        when the skipped seat's own action (a raise the floor allowed) changed the bet: its
-        chips stay in the pot and the seat acts again facing the new bet (call, raise or
-        fold, its chips forfeited on a fold)."""
-        rnd = self.round
-        assert rnd is not None
-        total = held.action.total or 0
-        add = max(0, min(total, rnd.bets[seat] + rnd.behind[seat]) - rnd.bets[seat])
-        if add:
-            rnd.bets[seat] += add
-            rnd.behind[seat] -= add
-            self.seats[seat].stack -= add
-            self.contrib[seat] += add
-        self.emit.event(
-            "out_of_turn",
-            seat=seat,
-            action=held.action.kind,
-            amount=rnd.bets[seat],
-            status="binding",
-            reason="binding: substantial action out of turn (53-B); the skipped seat changed "
-            "the action, so the seat acts again, its chips staying in",
-            to_act=seat,
-            rule="53-B",
-            acts_again=True,
-        )
-
-    def _best_hand_mucked(self, seat: int) -> None:
-        """Rule 13-C: a properly tabled winner cannot be killed. The antennas cannot see a
-        hand turned face up, so a hand going to the muck at showdown that beats every other
-        hand read calls the floor (it may have been tabled and swept by mistake)."""
-        if self.phase != "showdown" or self._unreadable():
-            return
-        board = self.board()
-        ranks = {s: evaluate([*self.hole(s), *board]) for s in self.live}
-        if any(ranks[o] >= ranks[seat] for o in ranks if o != seat):
-            return
-        self.muck_disputed.add(seat)
-        self.emit.alert(
-            "floor_needed",
-            "critical",
-            f"seat {seat}'s hand went to the muck at showdown, and it was the best hand read: "
-            "if it was tabled it cannot be killed and wins; the floor rules",
-            seat=seat,
-            rule="13-C",
-        )
-
-    def _return_uncalled(self, seat: int, rule: str) -> None:
-        """A hand leaving the pot out of turn (a binding fold, 58; cards discarded, 15-B;
-        killed, 65-A) gets back the part of its bet or raise no one has called; the bet the
-        others face goes back to the largest one still standing (no call is invented)."""
-        rnd = self.round
-        if self.phase != "betting" or rnd is None:
-            return
-        others = max((b for s, b in rnd.bets.items() if s != seat), default=0)
-        back = rnd.bets[seat] - others
-        if back <= 0:
-            return
-        rnd.bets[seat] -= back
-        rnd.behind[seat] += back
-        self.seats[seat].stack += back
-        self.contrib[seat] -= back
-        rnd.current_bet = max(others, rnd.blind_level)
-        if self.last_aggressor == seat:
-            self.last_aggressor = None
-        if self.river_aggressor == seat:
-            self.river_aggressor = None
-        self.emit.event("uncalled_bet_returned", seat=seat, amount=back, rule=rule)
+        self.after_change(t)
 
     def opening(self) -> Opening:
         """What `return_to` needs to undo every action since the first round opened."""
@@ -1023,40 +606,40 @@ class HandBetting:
         self.skip = None
         self.binding_53b = set()
         self.actions = []
-        self._sa = (0, False)
+        self.sa_memo = (0, False)
         self.street_i = 0
         self.announced = set()
         self.round = None
         self.tabled = False
         self.shown = set()
-        if self.face_down == "said":
-            self.face_down = "wait"
+        if self.face_down == FaceDown.SAID:
+            self.face_down = FaceDown.WAIT
         self.river_aggressor = None
         self.last_aggressor = None
-        self._open_preflop()
+        self.open_preflop()
 
     def reopen_posting(self, blinds: Blinds) -> dict[int, int]:
         """Rule 23 correction: the hand goes on at another level; what each seat still owes."""
-        posted = {s: self.posted[s] + self._ante_paid(s) for s in self.dealt_in}
+        posted = {s: self.posted[s] + forced_bets_rp11.ante_paid(self, s) for s in self.dealt_in}
         self.blinds = blinds
         self.round = None
-        self.phase = "posting"
-        owed = self._forced_bets()
+        self.phase = Phase.POSTING
+        owed = forced_bets_rp11.forced_bets(self)
         self.owed = {s: max(0, owed[s] - posted[s]) if s in self.live else 0 for s in self.dealt_in}
         if not any(self.owed.values()):
-            self._open_preflop()
+            self.open_preflop()
         return {s: o for s, o in self.owed.items() if o}
 
     # ------------------------------------------------------------------ progress
 
-    def _after_change(self, t: float) -> None:
+    def after_change(self, t: float) -> None:
         """Close the round, end the hand or resolve a held action, as far as it goes."""
         while True:
-            if len(self.live) == 1 and self.phase != "complete":
+            if len(self.live) == 1 and self.phase != Phase.COMPLETE:
                 self.award(t, "uncontested")
                 return
             rnd = self.round
-            if self.phase != "betting" or rnd is None:
+            if self.phase != Phase.BETTING or rnd is None:
                 return
             if rnd.round_complete:
                 self._close_round()
@@ -1069,9 +652,9 @@ class HandBetting:
             if seat in self.binding_53b:
                 self.binding_53b.discard(seat)
                 if not resolution.binding:
-                    self._commit_53b(seat, held)
+                    out_of_turn_53.commit_53b(self, seat, held)
                     continue
-                resolution = _binding_53b(resolution)
+                resolution = out_of_turn_53.binding_53b(resolution)
             self.emit.event(
                 "out_of_turn",
                 seat=seat,
@@ -1083,13 +666,13 @@ class HandBetting:
                 rule=resolution.rule,
             )
             if resolution.binding:
-                self._apply_ruling(t, seat, held.ruling)
+                self.apply_ruling(t, seat, held.ruling)
                 return
 
-    def _showdown(self) -> None:
-        self.phase = "showdown"
+    def showdown(self) -> None:
+        self.phase = Phase.SHOWDOWN
         if any(self.seats[s].stack == 0 for s in self.live):
-            self._maybe_table(betting_over=True)  # rule 16 example 3
+            tabled_16.maybe_table(self, betting_over=True)  # rule 16 example 3
         hand_wide = self.profile.showdown_order == "last_aggressor"
         order = showdown_order(
             self.live,
@@ -1100,10 +683,10 @@ class HandBetting:
 
     def pot_pushed(self, t: float) -> None:
         """Chips left the pot antenna: at showdown, the dealer is pushing the pot."""
-        if self.phase == "showdown":
+        if self.phase == Phase.SHOWDOWN:
             self.award(t, "pot_pushed")
 
-    def _unreadable(self) -> list[int]:
+    def unreadable(self) -> list[int]:
         """Live seats whose hand the reader has not fully read (two hole cards, five board)."""
         if len(self.live) < 2:
             return []
@@ -1117,16 +700,10 @@ class HandBetting:
             if len(self.hole(s)) != 2 or not board_ok or twice & set(self.hole(s))
         ]
 
-    def _rake(self, pots: list[Pot]) -> list[int]:
-        """The house's rake (Campione "Rake"): on the hand's pots, once the flop was dealt (no
-        flop, no drop); what each pot gives. Kept as the hand's ``rake``."""
-        house = self.profile.rake
-        total = sum(p.amount for p in pots)
-        self.rake = (
-            rake_amount(house, total, flop_dealt=self.street_i > 0) if house is not None else 0
-        )
-        main_first = house.main_pot_first if house is not None else True
-        return take_rake(pots, self.rake, main_pot_first=main_first)
+    def award(self, t: float, reason: str) -> bool:
+        """Return the uncalled bet, build the pots, award them (rules 12, 15, 20, 21); False
+        while a live hand is not fully read (the pot is held)."""
+        return award_12_20.award(self, t, reason)
 
     def refund_all(self) -> dict[int, int]:
         """Abandon the hand: every chip put in goes back to its owner (the ante too)."""
@@ -1142,85 +719,8 @@ class HandBetting:
         self.contrib = {s: 0 for s in self.contrib}
         self.dead = 0
         self.round = None
-        self.phase = "complete"
+        self.phase = Phase.COMPLETE
         return refunds
-
-    def award(self, t: float, reason: str) -> bool:
-        """Return the uncalled bet, build the pots, award them (rules 12, 15, 20, 21).
-
-        A pot is never paid on a guess: while a live hand is not fully read, the pot is
-        held (re-read the cards on their antenna) and False is returned.
-        """
-        if self.phase == "complete":
-            return True
-        self.settle(t, only_due=False)
-        unreadable = self._unreadable()
-        if unreadable:
-            self.emit.alert(
-                "hand_unreadable",
-                "critical",
-                f"seats {unreadable}: hand not fully read ({len(self.board())} board cards); "
-                "the pot is held: place the cards on their antenna again or call the floor",
-                seats=unreadable,
-                rule="1",
-            )
-            return False
-        self.phase = "complete"
-        self.round = None
-        back = uncalled(self.contrib, self.live)
-        if back is not None:
-            seat, amount = back
-            self.contrib[seat] -= amount
-            self.seats[seat].stack += amount
-            self.emit.event("uncalled_bet_returned", seat=seat, amount=amount, rule="15-B")
-        pots = build_pots(self.contrib, self.live, self.dead)
-        raked = self._rake(pots)
-        board = self.board()
-        contested = len(self.live) > 1
-        hands: dict[int, HandRank] = (
-            {s: evaluate([*self.hole(s), *board]) for s in sorted(self.live)} if contested else {}
-        )
-        order = seats_left_of_button(self.dealt_in, self.pos.button)
-        house_unit = self.profile.odd_chip_unit
-        unit = division_unit(
-            house_unit,
-            smallest_chip=self.odd_unit,
-            small_blind=self.blinds.small_blind,
-            big_blind=self.blinds.big_blind,
-        )
-        net = [Pot(p.amount - r, p.eligible) for p, r in zip(pots, raked, strict=True)]
-        awards = award(net, hands, order, unit, rest_to_first=house_unit != "smallest_chip")
-        # Cards speak (12): every winner's hand is tabled (13-A) and becomes public; a
-        # losing hand stays private unless rule 16 already turned it face up.
-        winners = {w for a in awards for w in a.winners} if contested else set()
-        public = winners | (self.shown & self.live)
-        self.shown |= winners
-        for a in awards:
-            for s, chips in a.shares.items():
-                self.seats[s].stack += chips
-            odd = len(set(a.shares.values())) > 1
-            eligible = pots[a.pot_index].eligible
-            # Under a house that takes a rake, `amount` is the pot and `rake` what the house
-            # took from it: the shares are net of it.
-            money: dict[str, Any] = {}
-            if self.profile.rake is not None:
-                money = {"rake": raked[a.pot_index], "house_rule": "rake"}
-            self.emit.event(
-                "pot_awarded",
-                pot=a.pot_index,
-                amount=pots[a.pot_index].amount,
-                **money,
-                winners=list(a.winners),
-                shares={str(s): v for s, v in a.shares.items()},
-                rule="20-A" if odd else ("12" if contested else None),
-                reason=reason,
-                showdown={
-                    str(s): {"cards": self.hole(s), "rank": describe(hands[s])}
-                    for s in sorted(hands)
-                    if s in public and s in eligible and len(eligible) > 1
-                },
-            )
-        return True
 
 
 def _take_value(chips: dict[str, int], amount: int) -> None:
@@ -1239,9 +739,3 @@ def _take_value(chips: dict[str, int], amount: int) -> None:
             del chips[uid]
     else:
         chips.clear()
-
-
-def _binding_53b(resolution: OOTResolution) -> OOTResolution:
-    """Rule 53-B: an action out of turn made binding by substantial action after a skipped
-    seat stands (where the skipped seat changed the bet, see `HandBetting._commit_53b`)."""
-    return OOTResolution(True, "53-B", "binding: substantial action out of turn (53-B)")

@@ -8,7 +8,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from controller.engine.betting_flow import STREETS, HandBetting, Opening
+from controller.engine.betting.records import Opening
+from controller.engine.betting_flow import STREETS, HandBetting
 from controller.engine.cards import BOARD_SIZE, street_cards
 from controller.engine.ports import TablePorts
 from controller.engine.procedures import (
@@ -39,7 +40,7 @@ from controller.engine.procedures.exposed_card_35a5 import ExposedCard
 from controller.engine.procedures.four_card_flop_39 import FlopHold, FourCardFlop
 from controller.engine.procedures.misdeal_35 import Misdeal
 from controller.engine.procedures.premature_card_rp5 import FlopAnnouncement, PrematureCard
-from controller.engine.state import DealtHand
+from controller.engine.state import DealtHand, Phase, Stage
 
 HOLE_CARDS = {"plo": 4, "plo8": 4}  # every other game here deals two hole cards
 NEXT_STREET = {0: "flop", 1: "flop", 2: "flop", 3: "turn", 4: "river"}
@@ -61,12 +62,39 @@ class DealState:
     aside: dict[int, set[str]] = field(default_factory=dict)  # chips pushed before a re-deal
 
 
-class HandDealing:
+@dataclass(kw_only=True)
+class DealingRecord:
+    """A hand's dealing state: every field of `HandDealing` that changes during the hand
+    (the cards themselves are the hand's facts, `DealtHand`)."""
+
+    deal: DealState
+    procedures: list[Procedure] = field(default_factory=list)
+    burn_plan: dict[str, int] = field(default_factory=dict)  # street -> burns the remedy allows
+    burns_before: int = 0  # burns read when the last street was completed
+    street_actions: int = 0  # betting actions when the current street was dealt
+    killed: set[int] = field(default_factory=set)
+    killed_cards: set[str] = field(default_factory=set)
+    posted_snapshot: Opening | None = None  # the first round as it opened (35-C)
+    seen: int = 0  # betting actions already looked at for the end of the deal
+    checked_at: tuple[int, int, bool, int, int] | None = None
+    transit: list[str] = field(default_factory=list)  # board reads during the deal
+    announcement: FlopAnnouncement = field(default_factory=FlopAnnouncement)  # RP-5 A
+    hold: FlopHold = field(default_factory=FlopHold)  # a four-card flop holds the table (39)
+
+
+class HandDealing(DealingRecord):
     """One hand's cards: detects dealing errors, runs their procedures, checks the remedies.
+
+    Its state is the `DealingRecord` it is; the table's ports, the hand's facts and its
+    betting are its wiring.
 
     It sees the table through `TablePorts` only, and owns the hand's card facts (hole
     cards, board, burns in `hand`) and the hand's procedures.
     """
+
+    # One hand's object, compared and hashed by identity (its record compares by value).
+    __eq__ = object.__eq__
+    __hash__ = object.__hash__
 
     def __init__(self, table: TablePorts, hand: DealtHand, betting: HandBetting, game: str) -> None:
         self.table = table
@@ -74,21 +102,9 @@ class HandDealing:
         self.betting = betting
         self.profile = table.profile
         self.hole_count = HOLE_CARDS.get(game, 2)
-        self.deal = DealState(order=self._deal_order())
-        self.procedures: list[Procedure] = []
-        self.burn_plan: dict[str, int] = {}  # street -> burns the remedy allows (default 1)
-        self.burns_before: int = 0  # burns read when the last street was completed
-        self.street_actions = 0  # betting actions when the current street was dealt
-        self.killed: set[int] = set()
-        self.killed_cards: set[str] = set()
-        self.posted_snapshot: Opening | None = None
-        self._seen = 0  # betting actions already looked at for the end of the deal
-        self._checked_at: tuple[int, int, bool, int, int] | None = None
-        self.transit: list[str] = []  # board reads during the deal, judged after it
-        self.announcement = FlopAnnouncement()  # a premature flop, announced when complete
-        self.hold = FlopHold()  # a four-card flop holds the table (39)
+        DealingRecord.__init__(self, deal=DealState(order=self._deal_order()))
         betting.on_open = self.snapshot_opening
-        if betting.phase != "posting":
+        if betting.phase != Phase.POSTING:
             self.snapshot_opening()  # nothing to post: the round opened at once
 
     # ------------------------------------------------------------------ helpers
@@ -103,7 +119,7 @@ class HandDealing:
 
     def pending(self) -> list[Procedure]:
         """Procedures not yet resolved."""
-        return [p for p in self.procedures if p.stage != "done"]
+        return [p for p in self.procedures if p.stage != Stage.DONE]
 
     def _do(self, t: float, effects: Iterable[Effect]) -> None:
         """Carry out what a procedure asked, in order."""
@@ -158,11 +174,11 @@ class HandDealing:
             len(self.procedures),
             len(betting.live),
         )
-        if key == self._checked_at:
+        if key == self.checked_at:
             return
-        self._checked_at = key
-        if not self.deal.over and betting.actions and len(betting.actions) != self._seen:
-            self._seen = len(betting.actions)
+        self.checked_at = key
+        if not self.deal.over and betting.actions and len(betting.actions) != self.seen:
+            self.seen = len(betting.actions)
             last = betting.actions[-1].seat
             self.end_of_deal(t, upto=None if self._sa() else last)
         button = self.hand.positions.button
@@ -416,7 +432,7 @@ class HandDealing:
         )
         self.burns_before = 0
         self.street_actions = 0
-        self._seen = 0
+        self.seen = 0
         hand.redeals += 1
 
     def chips_set_aside(self, t: float, seat: int, chip: str, *, arrived: bool) -> bool:
@@ -492,7 +508,7 @@ class HandDealing:
         board = list(self.hand.board)
         reached = {0: 0, 3: 1, 4: 2, 5: 3}[len(board)]
         for index in range(betting.street_i + 1, reached + 1):
-            if betting.phase != "waiting":
+            if betting.phase != Phase.WAITING:
                 return
             street = STREETS[index]
             self.hand.street = street
@@ -541,9 +557,9 @@ class HandDealing:
 
     def _ready(self, street: str) -> bool:
         betting = self.betting
-        if betting.phase == "complete":
+        if betting.phase == Phase.COMPLETE:
             return True
-        if betting.phase == "waiting":
+        if betting.phase == Phase.WAITING:
             return bool(STREETS.index(street) == betting.street_i + 1)
         return False
 
@@ -558,7 +574,11 @@ class HandDealing:
         self.end_of_deal(t)
         hand = self.hand
         flop_proc = next(
-            (p for p in self.pending() if isinstance(p, FourCardFlop) and p.stage != "resolved"),
+            (
+                p
+                for p in self.pending()
+                if isinstance(p, FourCardFlop) and p.stage != Stage.RESOLVED
+            ),
             None,
         )
         if flop_proc is not None:

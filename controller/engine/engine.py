@@ -9,7 +9,7 @@ from controller.engine import hands
 from controller.engine.betting_flow import HandBetting
 from controller.engine.inputs import badges, buttons, chips, commands, devices, tags
 from controller.engine.procedures.fouled_deck_35e import FOULED_DECK_HOLD
-from controller.engine.state import Level, Staffer
+from controller.engine.state import Level, SeatStatus, Staffer
 from controller.engine.table import Table
 from kernel import messages as topics
 from kernel.inputs import Badge, ButtonPress, Command, Device, Event, TagIn, TagOut
@@ -84,7 +84,7 @@ class Engine(Table):
 
         The shell drives the fault lamp itself.
         """
-        lamps = {f"allin{n}": self.seat_status(n) == "allin" for n in self.seats}
+        lamps = {f"allin{n}": self.seat_status(n) == SeatStatus.ALLIN for n in self.seats}
         dealing = self.dealing
         pending = dealing.pending() if dealing is not None else []
         lamps["pending"] = bool(pending)
@@ -158,8 +158,8 @@ class Engine(Table):
                 "player": seat.player,
                 "stack": seat.stack,
                 "bet": betting.bet(n) if betting is not None and in_hand else 0,
-                "status": status,
-                "cards": len(hand.hole.get(n, ())) if hand and status != "folded" else 0,
+                "status": status.value,
+                "cards": len(hand.hole.get(n, ())) if hand and status != SeatStatus.FOLDED else 0,
             }
             if betting is not None and n in betting.shown and hand is not None:
                 entry["shown"] = list(hand.hole.get(n, ()))

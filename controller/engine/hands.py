@@ -6,7 +6,8 @@ from __future__ import annotations
 from typing import Any
 
 from controller.engine.antennas import antenna
-from controller.engine.betting_flow import Blinds, HandBetting
+from controller.engine.betting.records import Blinds
+from controller.engine.betting_flow import HandBetting
 from controller.engine.dealing import HandDealing
 from controller.engine.hand import Hand
 from controller.engine.positions import (
@@ -16,7 +17,7 @@ from controller.engine.positions import (
     waits_for_button,
 )
 from controller.engine.procedures import fouled_deck_35e
-from controller.engine.state import Level
+from controller.engine.state import FaceDown, Level, Phase
 from controller.engine.table import ROOM_HOLD, Table
 
 
@@ -185,7 +186,7 @@ def _open(table: Table, pos: Positions, dealt_in: list[int], trigger: str) -> Ha
         missed=_missed(table, dealt_in, pos),
     )
     if table.hand_for_hand:
-        hand.betting.face_down = "wait"  # RP-8 F
+        hand.betting.face_down = FaceDown.WAIT  # RP-8 F
     hand.dealing = HandDealing(table, hand, hand.betting, table.spec.game)
     return hand
 
@@ -234,7 +235,7 @@ def _left_on_table(table: Table, trigger: str) -> None:
 def finish_if_complete(table: Table) -> None:
     """After each input: a hand whose betting is complete ends now."""
     betting = table.betting
-    if betting is not None and betting.phase == "complete":
+    if betting is not None and betting.phase == Phase.COMPLETE:
         dealing = table.dealing
         if dealing is not None:
             dealing.hand_over(table.t)
@@ -247,9 +248,9 @@ def complete_hand(table: Table) -> None:
     hand = table.hand
     assert hand is not None
     betting = hand.betting
-    if betting is not None and betting.phase == "showdown":
+    if betting is not None and betting.phase == Phase.SHOWDOWN:
         betting.award(table.t, "next_hand")
-    if betting is not None and betting.phase != "complete":
+    if betting is not None and betting.phase != Phase.COMPLETE:
         # The hand never reached a result: nobody wins chips that were not won.
         refunds = betting.refund_all()
         table.alert(
@@ -299,7 +300,7 @@ def fouled_deck(table: Table, why: str, **details: Any) -> None:
     table.holds[fouled_deck_35e.FOULED_DECK_HOLD] = why
     table.do(fouled_deck_35e.floor_called(why))
     betting = hand.betting
-    if betting is not None and betting.phase != "complete":
+    if betting is not None and betting.phase != Phase.COMPLETE:
         table.do(fouled_deck_35e.bets_returned(betting.refund_all()))
     close_hand(table, hand)
 

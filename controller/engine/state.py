@@ -1,10 +1,54 @@
-"""The table's records: seats, levels, staff, and the facts of the hand being dealt."""
+"""The table's records: seats, levels, staff, the facts of the hand being dealt, and the
+enums of phases and statuses (their values are those published)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from enum import StrEnum
 
 from controller.engine.positions import Positions
+from controller.engine.procedures.stage import Stage
+
+__all__ = [
+    "DealtHand",
+    "FaceDown",
+    "Level",
+    "Phase",
+    "Seat",
+    "SeatStatus",
+    "Staffer",
+    "Stage",
+]
+
+
+class Phase(StrEnum):
+    """Where a hand's betting is (`HandBetting.phase`): its values are those published."""
+
+    POSTING = "posting"  # blinds and antes still due
+    BETTING = "betting"  # a betting round is open
+    WAITING = "waiting"  # the round is over: the next street's cards are awaited
+    SHOWDOWN = "showdown"  # the river betting is over: hands are shown, the pot is pushed
+    COMPLETE = "complete"  # the pots are awarded (or every chip refunded)
+
+
+class SeatStatus(StrEnum):
+    """A seat as the public state shows it (`Table.seat_status`)."""
+
+    EMPTY = "empty"  # no player
+    OUT = "out"  # a player with no chips
+    WAITING = "waiting"  # a player not dealt in the hand (or between hands)
+    ACTIVE = "active"  # dealt in, with chips behind
+    ALLIN = "allin"  # dealt in, every chip in
+    FOLDED = "folded"  # dealt in, the hand folded, mucked or killed
+
+
+class FaceDown(StrEnum):
+    """RP-8 F, hand-for-hand: an all-in and call keeps the hands face down until the floor
+    instructs the dealer (`HandBetting.face_down`)."""
+
+    OFF = ""  # not hand-for-hand: rule 16 tables the hands
+    WAIT = "wait"  # hand-for-hand: the hands will stay face down
+    SAID = "said"  # it happened (`hands_face_down`): the dealer waits for the floor
 
 
 @dataclass(frozen=True, slots=True)

@@ -25,7 +25,7 @@ from controller.engine.procedures.base import (
 )
 from controller.engine.procedures.four_card_flop_39 import PROCEDURE_HOLD
 from controller.engine.spec import EngineSpec
-from controller.engine.state import Level, Seat, Staffer
+from controller.engine.state import Level, Seat, SeatStatus, Staffer
 from controller.rules import RuleError
 from controller.rules.profiles import get_profile, rule_ref
 from kernel import messages as topics
@@ -118,15 +118,15 @@ class Table:
         """Seats with a player and chips: who may be dealt in."""
         return [n for n, s in self.seats.items() if s.player is not None and s.stack > 0]
 
-    def seat_status(self, n: int) -> str:
+    def seat_status(self, n: int) -> SeatStatus:
         """empty / out / waiting between hands; active / folded / allin in the hand."""
         seat = self.seats[n]
         if seat.player is None:
-            return "empty"
+            return SeatStatus.EMPTY
         hand = self.hand
         if hand is None or n not in hand.dealt_in:
-            return "waiting" if seat.stack > 0 else "out"
-        return hand.betting.status(n) if hand.betting is not None else "active"
+            return SeatStatus.WAITING if seat.stack > 0 else SeatStatus.OUT
+        return hand.betting.status(n) if hand.betting is not None else SeatStatus.ACTIVE
 
     # ------------------------------------------------------------------ what procedures see
 

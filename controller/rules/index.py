@@ -20,6 +20,7 @@ _ENGINE = "controller.engine"
 _PROC = "controller.engine.procedures"
 _DEAL = "controller.engine.dealing:HandDealing"
 _BET = "controller.engine.betting_flow:HandBetting"
+_RULE = "controller.engine.betting"  # the betting rules, one module per rule
 _ROUND = "controller.rules.betting:BettingRound"
 _PUSH = "controller.rules.chips:_Push"
 
@@ -53,7 +54,7 @@ INDEX: tuple[Entry, ...] = (
             f"{_DEAL}.floor_ruled",
             f"{_DEAL}._streets_as_ruled",
             "controller.engine.hands:complete_hand",
-            f"{_BET}.award",
+            f"{_RULE}.award_12_20:award",
             f"{_PROC}.base:FloorCall",
         ),
         "every house text with no procedure for an error calls the floor (`floor_call`)",
@@ -71,30 +72,34 @@ INDEX: tuple[Entry, ...] = (
     Entry(
         "12",
         "Cards speak: the best hand read on the antennas wins",
-        (f"{_BET}.award", "controller.rules.handeval:evaluate"),
+        (f"{_RULE}.award_12_20:award", "controller.rules.handeval:evaluate"),
     ),
     Entry("13-B", "A hand mucked at showdown is dead", (f"{_BET}.fold",)),
     Entry(
         "13-C",
         "A tabled winner cannot be killed: the antennas cannot see a tabled hand, so a hand "
         "mucked at showdown that was the best hand read calls the floor (`floor_needed`)",
-        (f"{_BET}._best_hand_mucked",),
+        (f"{_RULE}.mucked_winner_13c:best_hand_mucked",),
     ),
     Entry(
         "15-B",
         "The uncalled bet goes back to its owner, also a bettor who discards before the others "
         "act (its uncalled part at once; the others face the largest bet still standing)",
-        ("controller.rules.pots:uncalled", f"{_BET}.award", f"{_BET}._return_uncalled"),
+        (
+            "controller.rules.pots:uncalled",
+            f"{_RULE}.award_12_20:award",
+            f"{_RULE}.uncalled_15b_65a:return_uncalled",
+        ),
     ),
     Entry(
         "16",
         "Face up for all-ins once betting is complete; a tabled hand stays live",
-        (f"{_BET}._maybe_table", f"{_BET}._showdown", f"{_BET}.fold"),
+        (f"{_RULE}.tabled_16:maybe_table", f"{_BET}.showdown", f"{_BET}.fold"),
     ),
     Entry(
         "17-A",
         "Showdown order: the last aggressor shows first, else the first seat left of the button",
-        (f"{_BET}._showdown", "controller.rules.betting:showdown_order"),
+        (f"{_BET}.showdown", "controller.rules.betting:showdown_order"),
         "`showdown_order` (casinos-austria `last_aggressor`: the hand's last bet or raise shows "
         "first, whatever the street): honoured",
     ),
@@ -104,7 +109,7 @@ INDEX: tuple[Entry, ...] = (
         (
             "controller.rules.pots:split_pot",
             "controller.rules.pots:division_unit",
-            f"{_BET}.award",
+            f"{_RULE}.award_12_20:award",
             "controller.engine.spec:EngineSpec",
         ),
         "`odd_chip_unit` (casinos-austria `blind_or_ante`: divided down to the small blind, "
@@ -336,11 +341,11 @@ INDEX: tuple[Entry, ...] = (
             "controller.rules.chips:undercall_ruling",
             "controller.rules.chips:facing_opening_bet",
             f"{_PUSH}.as_call",
-            f"{_BET}._apply_ruling",
-            f"{_BET}._undercall",
+            f"{_BET}.apply_ruling",
+            f"{_RULE}.undercall_51b:undercall",
             f"{_BET}.fold",
         ),
-        "`undercall_always_full_call` (casinos-austria art. 8, campione \"Dead Money\": "
+        '`undercall_always_full_call` (casinos-austria art. 8, campione "Dead Money": '
         "always a full call, the floor is offered no fold): honoured; venezia art. 30A is 51-B",
     ),
     Entry(
@@ -359,7 +364,7 @@ INDEX: tuple[Entry, ...] = (
         (
             f"{_ROUND}.hold_out_of_turn",
             f"{_ROUND}.resolve_out_of_turn",
-            f"{_BET}._hold",
+            f"{_RULE}.out_of_turn_53:hold",
             f"{_BET}._close_round",
         ),
     ),
@@ -369,7 +374,8 @@ INDEX: tuple[Entry, ...] = (
         "the action backs up and the floor rules on the skipped hand",
         (
             "controller.rules.betting:substantial_action_out_of_turn",
-            f"{_BET}._after_skipped_seat",
+            f"{_RULE}.out_of_turn_53:after_skipped_seat",
+            f"{_RULE}.out_of_turn_53:commit_53b",
             f"{_PROC}.skipped_seat_53b:skipped",
             f"{_PROC}.skipped_seat_53b:SkippedHand",
         ),
@@ -383,7 +389,7 @@ INDEX: tuple[Entry, ...] = (
         "55",
         "No check facing a bet; a seat that declared check facing a bet may call or fold, "
         "never raise (its push is held to a call)",
-        (f"{_ROUND}.verify_check", f"{_ROUND}.interpret_push", f"{_BET}.check"),
+        (f"{_ROUND}.verify_check", f"{_ROUND}.interpret_push", f"{_RULE}.check_55:check"),
     ),
     Entry("55-A", "A call facing no bet is a check", (f"{_ROUND}.call",)),
     Entry(
@@ -395,12 +401,16 @@ INDEX: tuple[Entry, ...] = (
         "58",
         "A fold out of turn, or facing no bet, is binding; an uncalled bet of the folded hand "
         "goes back (15-B)",
-        (f"{_BET}.fold", f"{_BET}._return_uncalled"),
+        (
+            f"{_BET}.fold",
+            f"{_RULE}.fold_58:fold_out_of_turn",
+            f"{_RULE}.uncalled_15b_65a:return_uncalled",
+        ),
     ),
     Entry(
         "65-A",
         "A hand killed with a bet or raise not yet called: the uncalled amount goes back",
-        (f"{_BET}.kill", f"{_BET}._return_uncalled"),
+        (f"{_BET}.kill", f"{_RULE}.uncalled_15b_65a:return_uncalled"),
     ),
     Entry(
         "71A",
@@ -450,12 +460,12 @@ INDEX: tuple[Entry, ...] = (
         "RP-8F",
         "Hand-for-hand: an all-in and call stays face down until the floor instructs (no "
         "rule 16 tabling until then; a board dealt before it is a warning)",
-        (f"{_BET}._maybe_table", f"{_BET}.instruct", f"{_BET}.board_street"),
+        (f"{_RULE}.tabled_16:maybe_table", f"{_RULE}.tabled_16:instruct", f"{_BET}.board_street"),
     ),
     Entry(
         "RP-11",
         "Big-blind ante: posted by the big blind, dead money in the main pot",
-        (f"{_BET}._post",),
+        (f"{_RULE}.forced_bets_rp11:post",),
         "every profile: the room's `level` command sets `bb_ante` (no profile field)",
     ),
     Entry(
@@ -471,24 +481,24 @@ INDEX: tuple[Entry, ...] = (
         "fixed-limit",
         "House betting form (hold'em basics): bets and raises of the fixed size",
         (f"{_PUSH}.ruling", "controller.rules.betting:limit_bet_size"),
-        "the table's `[rules] game = \"flhe\"`",
+        'the table\'s `[rules] game = "flhe"`',
     ),
     Entry(
         "straddle",
-        "House rule (Casinò di Campione, \"Puntate aggiuntive\"): a straddle of two big "
+        'House rule (Casinò di Campione, "Puntate aggiuntive"): a straddle of two big '
         "blinds by the seat left of the big blind, acting last pre-flop",
-        (f"{_BET}._try_straddle",),
+        (f"{_RULE}.straddle:try_straddle",),
         "`straddle` (campione): honoured",
     ),
     Entry(
         "rake",
-        "House rule (Casinò di Campione, \"Rake\"): 5% of every pot that saw a flop, the pot "
+        'House rule (Casinò di Campione, "Rake"): 5% of every pot that saw a flop, the pot '
         "rounded down to 20, capped at 25; from the main pot first",
         (
             "controller.rules.profiles:rake_amount",
             "controller.rules.pots:take_rake",
-            f"{_BET}._rake",
-            f"{_BET}.award",
+            f"{_RULE}.award_12_20:rake",
+            f"{_RULE}.award_12_20:award",
         ),
         "`rake` (campione): honoured (`pot_awarded.rake`, `hand_completed.rake`, `state.rake`)",
     ),

@@ -100,6 +100,38 @@ def test_procedures_see_the_table_only_through_the_ports() -> None:
             assert outside == [], f"{name} imports {outside}"
 
 
+def test_betting_rules_see_the_hand_only_through_its_chips() -> None:
+    allowed = (
+        "controller.engine.betting",
+        "controller.engine.state",
+        "controller.engine.ports",
+        "controller.engine.positions",
+        "controller.engine.procedures.stage",
+        "controller.rules",
+    )
+    rules = [n for n in GRAPH if n.startswith("controller.engine.betting.")]
+    assert len(rules) >= 10
+    for name in rules:
+        outside = sorted(d for d in GRAPH[name] if not d.startswith(allowed))
+        assert outside == [], f"{name} imports {outside}"
+        assert "controller.engine.betting_flow" not in GRAPH[name]
+
+
+def test_betting_rule_modules_are_named_for_their_rule() -> None:
+    names = {n.rsplit(".", 1)[1] for n in MODULES if n.startswith("controller.engine.betting.")}
+    assert {
+        "out_of_turn_53",
+        "fold_58",
+        "check_55",
+        "undercall_51b",
+        "uncalled_15b_65a",
+        "tabled_16",
+        "mucked_winner_13c",
+        "award_12_20",
+        "forced_bets_rp11",
+    } <= names
+
+
 def test_procedure_modules_are_named_for_their_rule() -> None:
     names = {n.rsplit(".", 1)[1] for n in MODULES if n.startswith("controller.engine.procedures.")}
     assert {

@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from controller.engine import hands
-from controller.engine.state import Level, Seat, Staffer
+from controller.engine.state import FaceDown, Level, Seat, Staffer
 from controller.engine.table import ANSWERED_KEPT, ROOM_HOLD, Table
 from kernel.inputs import Command
 
@@ -94,11 +94,11 @@ def _hold(table: Table, cmd: Command) -> str | None:
     betting = table.betting
     if mode is not None:
         table.hand_for_hand = bool(mode)
-    if mode and betting is not None and not betting.tabled and betting.face_down != "said":
-        betting.face_down = "wait"
+    if mode and betting is not None and not betting.tabled and betting.face_down != FaceDown.SAID:
+        betting.face_down = FaceDown.WAIT
     elif mode is not None and not mode and betting is not None:
         betting.instruct()  # hand-for-hand is over: a hand kept face down goes on
-        betting.face_down = ""
+        betting.face_down = FaceDown.OFF
     reason = str(cmd.args.get("reason", "held by the room"))
     table.holds[ROOM_HOLD] = reason
     rule = "RP-8" if table.hand_for_hand else None
@@ -114,15 +114,13 @@ def _release(table: Table, cmd: Command) -> str | None:
     instructed = betting is not None and betting.instruct()
     if mode is not None and not mode:
         table.hand_for_hand = False
-        if betting is not None and betting.face_down == "wait":
-            betting.face_down = ""
+        if betting is not None and betting.face_down == FaceDown.WAIT:
+            betting.face_down = FaceDown.OFF
     elif not instructed and table.hand is not None and table.hand_for_hand:
         return "hand-for-hand: the table holds again after this hand; release it after the hand"
     if table.holds.pop(ROOM_HOLD, None) is None and not instructed and mode is None:
         return "the table is not held by the room"
-    table.event(
-        "room_release", hand_for_hand=table.hand_for_hand, instructed=instructed, rule=None
-    )
+    table.event("room_release", hand_for_hand=table.hand_for_hand, instructed=instructed, rule=None)
     return None
 
 

@@ -6,6 +6,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
+from controller.engine.procedures.stage import Stage
+
 # ------------------------------------------------------------------ effects
 
 
@@ -129,7 +131,7 @@ class Procedure:
     cards: list[str] = field(default_factory=list)
     seats: list[int] = field(default_factory=list)
     needs_floor: bool = False
-    stage: str = "pending"
+    stage: Stage = Stage.PENDING
 
     #: Its cards are exposed ones: the public state lists them.
     SHOWS_CARDS: ClassVar[bool] = False
@@ -141,7 +143,7 @@ class Procedure:
     @property
     def pending(self) -> bool:
         """Not yet resolved."""
-        return self.stage != "done"
+        return self.stage != Stage.DONE
 
     def public(self) -> dict[str, Any]:
         """The procedure as the public state shows it (cards here are exposed ones)."""
@@ -149,7 +151,7 @@ class Procedure:
             "procedure": self.kind,
             "rule": self.rule,
             "instruction": self.instruction,
-            "stage": self.stage,
+            "stage": self.stage.value,
             "needs_floor": self.needs_floor,
         }
         if self.street is not None:
@@ -175,7 +177,7 @@ class Procedure:
 
     def complete(self, **fields: Any) -> list[Effect]:
         """Done: `procedure_completed` with `fields` (the outcome)."""
-        self.stage = "done"
+        self.stage = Stage.DONE
         self.needs_floor = False
         return [say("procedure_completed", procedure=self.kind, rule=self.rule, **fields)]
 
@@ -183,7 +185,7 @@ class Procedure:
         """The floor ruled at the table: True when that closes this procedure (now done)."""
         if not (self.FLOOR_CLOSES or self.needs_floor):
             return False
-        self.stage = "done"
+        self.stage = Stage.DONE
         self.needs_floor = False
         return True
 

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from controller.engine.procedures.base import Begin, CallFloor, Effect, Procedure, alert
+from controller.engine.procedures.stage import Stage
 from controller.rules.profiles import Profile
 
 
@@ -25,13 +26,13 @@ class ExposedCard(Procedure):
     def burned(self, card: str) -> None:
         """A card reached the burn."""
         if card in self.cards:
-            self.stage = "burned"  # the seat's hand drops it
+            self.stage = Stage.BURNED  # the seat's hand drops it
 
     def replaced(self, seat: int) -> list[Effect]:
         """A card reached `seat`: the replacement, once the exposed card was burned."""
-        if seat not in self.seats or self.stage != "burned":
+        if seat not in self.seats or self.stage != Stage.BURNED:
             return []
-        self.stage = "replaced"  # done when the flop comes with no other burn
+        self.stage = Stage.REPLACED  # done when the flop comes with no other burn
         return [
             alert(
                 "procedure_step",

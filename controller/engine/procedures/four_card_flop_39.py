@@ -23,6 +23,7 @@ from controller.engine.procedures.base import (
     say,
     violation,
 )
+from controller.engine.procedures.stage import Stage
 from controller.rules.profiles import Profile
 
 #: The hold a pending four-card flop puts on the table, as `state.held` lists it.
@@ -60,7 +61,7 @@ class FourCardFlop(Procedure):
             return "a four-card flop is resolved only with the floor at the table (badge)", []
         self.draw = pick
         chosen = self.cards[pick]
-        self.stage = "drawn"
+        self.stage = Stage.DRAWN
         return None, [
             say(
                 "burn_drawn",
@@ -81,7 +82,7 @@ class FourCardFlop(Procedure):
 
     def burned(self, card: str, table: TableView, burns: Sequence[str]) -> list[Effect]:
         """A card reached the burn: one of the four, chosen by the floor, is the remedy."""
-        if self.stage == "resolved":
+        if self.stage == Stage.RESOLVED:
             return violation(
                 self,
                 "exactly one of the four flop cards goes to the burn (39)",
@@ -112,7 +113,7 @@ class FourCardFlop(Procedure):
                     rule="39",
                 )
             )
-        self.stage = "burned"
+        self.stage = Stage.BURNED
         return out + self.check(table, burns, burned=card)
 
     def check(
@@ -134,7 +135,7 @@ class FourCardFlop(Procedure):
             return []
         # Resolved on the board; verified until the turn comes without another burn. A burn
         # chosen without the floor (a violation) keeps the table held until the floor is here.
-        self.stage = "resolved"
+        self.stage = Stage.RESOLVED
         self.needs_floor = not table.floor_present()
         self.seats = []
         self.draw = self.cards.index(burn)
@@ -158,7 +159,7 @@ class FourCardFlop(Procedure):
         self, card: str, board: Sequence[str], table: TableView, burns: Sequence[str]
     ) -> list[Effect]:
         """A card left the board while the remedy is under way (or once it was resolved)."""
-        if self.stage == "resolved":
+        if self.stage == Stage.RESOLVED:
             if card in board:
                 return violation(
                     self,
@@ -264,7 +265,7 @@ def hold_reason(pending: Iterable[Procedure], floor: bool) -> str | None:
             )
         if not isinstance(proc, FourCardFlop):
             continue
-        if proc.stage == "resolved":
+        if proc.stage == Stage.RESOLVED:
             if proc.needs_floor and not floor:
                 return (
                     "the burn was chosen without the floor: the floor must come to the "
@@ -276,12 +277,12 @@ def hold_reason(pending: Iterable[Procedure], floor: bool) -> str | None:
                 "four cards on the flop; the floor must come to the table (badge) and "
                 "pick the burn card (rule 39)"
             )
-        if proc.stage == "drawn" and proc.draw is not None:
+        if proc.stage == Stage.DRAWN and proc.draw is not None:
             return (
                 f"four cards on the flop; move {proc.cards[proc.draw]} to the burn and "
                 "leave the other three on the board (rule 39)"
             )
-        if proc.stage == "burned":
+        if proc.stage == Stage.BURNED:
             return "four cards on the flop; leave the other three on the board (rule 39)"
         return "four cards on the flop; the floor picks one of the four as the burn (rule 39)"
     return None
@@ -325,7 +326,7 @@ class FlopHold:
         it, taking the folds made meanwhile in the order the cards reached the muck."""
         floor = table.floor_present()
         for proc in pending:
-            if isinstance(proc, FourCardFlop) and proc.stage == "resolved" and floor:
+            if isinstance(proc, FourCardFlop) and proc.stage == Stage.RESOLVED and floor:
                 proc.needs_floor = False  # the floor is at the table and sees the flop
         reason = hold_reason(pending, floor)
         if reason is not None:

@@ -17,6 +17,7 @@ from controller.engine.procedures.base import (
     alert,
     say,
 )
+from controller.engine.procedures.stage import Stage
 from controller.rules.betting import Action
 from controller.rules.profiles import Profile, misdeal_allowed
 
@@ -47,7 +48,7 @@ class Misdeal(Procedure):
 
     def table_cleared(self) -> None:
         """No card is read on the table any more: the re-deal may begin."""
-        self.stage = "redeal"
+        self.stage = Stage.REDEAL
 
     def redealt(self) -> list[Effect]:
         """Every seat has its cards again."""

@@ -19,6 +19,7 @@ from controller.engine.procedures.base import (
     say,
     violation,
 )
+from controller.engine.procedures.stage import Stage
 from controller.rules.profiles import Profile
 
 PREMATURE_RULES = {"flop": "RP-5A", "turn": "RP-5B", "river": "RP-5C"}
@@ -57,9 +58,9 @@ class PrematureCard(Procedure):
 
     def card_left(self, card: str, still_out: set[str]) -> list[Effect]:
         """`card` left the board; `still_out` are every premature card still on it."""
-        if card not in self.cards or self.stage != "pending" or set(self.cards) & still_out:
+        if card not in self.cards or self.stage != Stage.PENDING or set(self.cards) & still_out:
             return []
-        self.stage = "returned"
+        self.stage = Stage.RETURNED
         return [
             alert(
                 "procedure_step",
@@ -74,7 +75,7 @@ class PrematureCard(Procedure):
         """The street it was dealt early for (or, RP-5B, the river after it) came."""
         if self.street == street:
             if street == "turn" and self.rule == "RP-5B":
-                self.stage = "turn_redealt"  # the river comes without a burn
+                self.stage = Stage.TURN_REDEALT  # the river comes without a burn
                 return [PlanBurns("river", 0)]
             return self.complete(outcome="redealt", street=street)
         if self.street == "turn" and street == "river":

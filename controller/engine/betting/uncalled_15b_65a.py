@@ -1,0 +1,29 @@
+"""Rules 15-B and 65-A: a hand leaving the pot out of turn gets back its uncalled bet at once."""
+
+from __future__ import annotations
+
+from controller.engine.betting.hand_chips import HandChips
+from controller.engine.state import Phase
+
+
+def return_uncalled(hb: HandChips, seat: int, rule: str) -> None:
+    """A hand leaving the pot out of turn (a binding fold, 58; cards discarded, 15-B;
+    killed, 65-A) gets back the part of its bet or raise no one has called; the bet the
+    others face goes back to the largest one still standing (no call is invented)."""
+    rnd = hb.round
+    if hb.phase != Phase.BETTING or rnd is None:
+        return
+    others = max((b for s, b in rnd.bets.items() if s != seat), default=0)
+    back = rnd.bets[seat] - others
+    if back <= 0:
+        return
+    rnd.bets[seat] -= back
+    rnd.behind[seat] += back
+    hb.seats[seat].stack += back
+    hb.contrib[seat] -= back
+    rnd.current_bet = max(others, rnd.blind_level)
+    if hb.last_aggressor == seat:
+        hb.last_aggressor = None
+    if hb.river_aggressor == seat:
+        hb.river_aggressor = None
+    hb.emit.event("uncalled_bet_returned", seat=seat, amount=back, rule=rule)
