@@ -18,6 +18,11 @@ from kernel.messages import Message
 __all__ = ["Engine", "Staffer"]
 
 
+#: A seat status as the published state writes it (a plain string); looked up, not
+#: `.value` (an enum property, called for every seat of every state published).
+_PLAIN = {status: status.value for status in SeatStatus}
+_FOLDED = SeatStatus.FOLDED
+
 class Engine(Table):
     """The whole table state; `apply` is the only way it changes."""
 
@@ -158,8 +163,8 @@ class Engine(Table):
                 "player": seat.player,
                 "stack": seat.stack,
                 "bet": betting.bet(n) if betting is not None and in_hand else 0,
-                "status": status.value,
-                "cards": len(hand.hole.get(n, ())) if hand and status != SeatStatus.FOLDED else 0,
+                "status": _PLAIN[status],
+                "cards": len(hand.hole.get(n, ())) if hand and status is not _FOLDED else 0,
             }
             if betting is not None and n in betting.shown and hand is not None:
                 entry["shown"] = list(hand.hole.get(n, ()))
