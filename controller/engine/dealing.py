@@ -11,6 +11,7 @@ from typing import Any
 from controller.engine.betting.records import Opening
 from controller.engine.betting_flow import STREETS, HandBetting
 from controller.engine.cards import BOARD_SIZE, street_cards
+from controller.engine.effects import CallFloor, Changed
 from controller.engine.ports import TablePorts
 from controller.engine.procedures import (
     away_30_penalty_71c,
@@ -24,8 +25,6 @@ from controller.engine.procedures import (
 )
 from controller.engine.procedures.base import (
     Begin,
-    CallFloor,
-    Changed,
     CorrectBoard,
     Effect,
     Kill,

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any, Protocol
 
-from controller.engine.procedures.base import TableEffect
+from controller.engine.effects import TableEffect
 from controller.rules.profiles import Profile
 
 

@@ -12,17 +12,10 @@ from controller.engine.antennas import antenna
 from controller.engine.betting_flow import HandBetting
 from controller.engine.cards import CardMap
 from controller.engine.dealing import HandDealing
+from controller.engine.effects import Alert, CallFloor, Changed, Republish, Say, TableEffect
 from controller.engine.hand import Hand
 from controller.engine.ports import CardResolver, ChipResolver, StaffSource
 from controller.engine.positions import Positions
-from controller.engine.procedures.base import (
-    Alert,
-    CallFloor,
-    Changed,
-    Republish,
-    Say,
-    TableEffect,
-)
 from controller.engine.procedures.four_card_flop_39 import PROCEDURE_HOLD
 from controller.engine.spec import EngineSpec
 from controller.engine.state import Level, Seat, SeatStatus, Staffer

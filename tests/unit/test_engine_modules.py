@@ -93,7 +93,12 @@ def test_rules_know_nothing_of_the_engine() -> None:
 
 
 def test_procedures_see_the_table_only_through_the_ports() -> None:
-    allowed = ("controller.engine.procedures", "controller.engine.ports", "controller.rules")
+    allowed = (
+        "controller.engine.procedures",
+        "controller.engine.ports",
+        "controller.engine.effects",
+        "controller.rules",
+    )
     for name, deps in GRAPH.items():
         if name.startswith("controller.engine.procedures"):
             outside = sorted(d for d in deps if not d.startswith(allowed))

@@ -6,15 +6,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
-from controller.engine.procedures.base import (
-    Begin,
-    CallFloor,
-    Effect,
-    Kill,
-    Procedure,
-    alert,
-    violation,
-)
+from controller.engine.effects import CallFloor, alert
+from controller.engine.procedures.base import Begin, Effect, Kill, Procedure, violation
 
 
 @dataclass(slots=True, kw_only=True)

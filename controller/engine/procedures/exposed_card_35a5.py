@@ -7,7 +7,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
-from controller.engine.procedures.base import Begin, CallFloor, Effect, Procedure, alert
+from controller.engine.effects import CallFloor, alert
+from controller.engine.procedures.base import Begin, Effect, Procedure
 from controller.engine.procedures.stage import Stage
 from controller.rules.profiles import Profile
 

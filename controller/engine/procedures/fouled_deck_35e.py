@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from controller.engine.procedures.base import CallFloor, TableEffect, alert, say
+from controller.engine.effects import CallFloor, TableEffect, alert, say
 
 #: The hold a fouled deck puts on the table, as `state.held` lists it.
 FOULED_DECK_HOLD = "fouled_deck"

@@ -8,19 +8,16 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import ClassVar
 
+from controller.engine.effects import CallFloor, Changed, alert, say
 from controller.engine.ports import TableView
 from controller.engine.procedures.base import (
     Begin,
-    CallFloor,
-    Changed,
     CorrectBoard,
     Effect,
     FloorCall,
     PlanBurns,
     Procedure,
     TakeFold,
-    alert,
-    say,
     violation,
 )
 from controller.engine.procedures.stage import Stage

@@ -7,16 +7,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from controller.engine.procedures.base import (
-    Alert,
-    Begin,
-    CallFloor,
-    Effect,
-    FloorCall,
-    Procedure,
-    alert,
-    say,
-)
+from controller.engine.effects import Alert, CallFloor, alert, say
+from controller.engine.procedures.base import Begin, Effect, FloorCall, Procedure
 from controller.engine.procedures.stage import Stage
 from controller.rules.betting import Action
 from controller.rules.profiles import Profile, misdeal_allowed

@@ -8,15 +8,13 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import ClassVar
 
+from controller.engine.effects import CallFloor, alert, say
 from controller.engine.procedures.base import (
     Begin,
-    CallFloor,
     Effect,
     FloorCall,
     PlanBurns,
     Procedure,
-    alert,
-    say,
     violation,
 )
 from controller.engine.procedures.stage import Stage

@@ -6,7 +6,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from controller.engine.procedures.base import Begin, CallFloor, Effect, Procedure, say
+from controller.engine.effects import CallFloor, say
+from controller.engine.procedures.base import Begin, Effect, Procedure
 
 #: What the floor may rule for the skipped hand (53-B: "including ruling the hand dead or
 #: limiting the player to non-aggressive action"); the event lists them.
