@@ -16,12 +16,11 @@ from collections.abc import Iterable, Iterator
 from typing import Any
 
 from controller.engine import Engine
-from controller.engine.cards import FULL_DECK
 from controller.rules.betting import BettingRound
 from kernel.inputs import ButtonPress, Event, TagIn, TagOut
 from sim.dealer import Decision, HandPlan, TableDealer
 from sim.finisher import HandFinisher, finish_live, floor_badge
-from sim.plans import _decide, first_card_seat, plan_betting
+from sim.plans import _decide, first_card_seat, plan_started
 
 log = logging.getLogger("tablectl.sim.dealer")
 
@@ -58,35 +57,7 @@ def plan_started_hand(
     """The plan of the hand `engine` has just started (its `hand_started` is out): cards
     from a shuffled deck (`lifted`: the seat and card that started it, already dealt),
     every decision legal by the rules' own BettingRound."""
-    hand = engine.hand
-    if hand is None:
-        return None
-    pos = hand.positions
-    level = hand.level
-    dealt = list(hand.dealt_in)
-    stacks = {s: engine.seats[s].stack for s in dealt}
-    deck = [c for c in FULL_DECK if lifted is None or c != lifted[1]]
-    rng.shuffle(deck)
-    hole = {s: [deck.pop(), deck.pop()] for s in dealt}
-    if lifted is not None and lifted[0] in hole:
-        deck.append(hole[lifted[0]][0])
-        hole[lifted[0]][0] = lifted[1]
-    board = [deck.pop() for _ in range(5)]
-    burns = [deck.pop() for _ in range(3)]
-    streets = plan_betting(engine, stacks, rng, tournament_decision)
-    return HandPlan(
-        dealt_in=dealt,
-        button=pos.button,
-        small_blind_seat=pos.small_blind,
-        big_blind_seat=pos.big_blind,
-        blinds=(level.small_blind, level.big_blind, level.ante),
-        stacks=stacks,
-        hole=hole,
-        board=board,
-        burns=burns,
-        streets=streets,
-        bb_ante=level.bb_ante,
-    )
+    return plan_started(engine, rng, lifted, tournament_decision)
 
 
 def rest_of_hand(

@@ -145,6 +145,42 @@ def plan_betting(
     return streets
 
 
+def plan_started(
+    engine: Engine, rng: random.Random, lifted: tuple[int, str] | None, decide: Decide
+) -> HandPlan | None:
+    """The plan of the hand `engine` has just started (None: it started none): cards from a
+    shuffled deck (`lifted`: the seat and card that started it, its first card), and every
+    decision `decide` makes, each legal by the rules' own BettingRound."""
+    hand = engine.hand
+    if hand is None:
+        return None
+    pos = hand.positions
+    level = hand.level
+    dealt = list(hand.dealt_in)
+    stacks = {s: engine.seats[s].stack for s in dealt}
+    deck = [c for c in FULL_DECK if lifted is None or c != lifted[1]]
+    rng.shuffle(deck)
+    hole = {s: [deck.pop(), deck.pop()] for s in dealt}
+    if lifted is not None and lifted[0] in hole:  # the card that started the hand is its first
+        deck.append(hole[lifted[0]][0])
+        hole[lifted[0]][0] = lifted[1]
+    board = [deck.pop() for _ in range(5)]
+    burns = [deck.pop() for _ in range(3)]
+    return HandPlan(
+        dealt_in=dealt,
+        button=pos.button,
+        small_blind_seat=pos.small_blind,
+        big_blind_seat=pos.big_blind,
+        blinds=(level.small_blind, level.big_blind, level.ante),
+        stacks=stacks,
+        hole=hole,
+        board=board,
+        burns=burns,
+        streets=plan_betting(engine, stacks, rng, decide),
+        bb_ante=level.bb_ante,
+    )
+
+
 def random_hand(engine: Engine, dealer: TableDealer, rng: random.Random) -> list[Event]:
     """The physical events of one random hand at the engine's table (not applied)."""
     shadow = copy.deepcopy(engine, {id(engine.profile): engine.profile})  # profiles are read-only
@@ -156,36 +192,9 @@ def random_hand(engine: Engine, dealer: TableDealer, rng: random.Random) -> list
         if lifted is None:
             return []
         shadow.apply(TagIn(dealer.clock.t, f"seat{lifted[0]}", card=lifted[1]))
-    hand = shadow.hand
-    if hand is None:
+    plan = plan_started(shadow, rng, lifted, _decide)
+    if plan is None:
         return []
-    pos = hand.positions
-    level = hand.level
-    dealt = list(hand.dealt_in)
-    stacks = {s: shadow.seats[s].stack for s in dealt}
-    deck = [c for c in FULL_DECK if lifted is None or c != lifted[1]]
-    rng.shuffle(deck)
-    hole = {s: [deck.pop(), deck.pop()] for s in dealt}
-    if lifted is not None and lifted[0] in hole:  # the card that started the hand is its first
-        deck.append(hole[lifted[0]][0])
-        hole[lifted[0]][0] = lifted[1]
-    board = [deck.pop() for _ in range(5)]
-    burns = [deck.pop() for _ in range(3)]
-    # Decide the betting with the rules' own BettingRound, so every decision is legal.
-    streets = plan_betting(shadow, stacks, rng, _decide)
-    plan = HandPlan(
-        dealt_in=dealt,
-        button=pos.button,
-        small_blind_seat=pos.small_blind,
-        big_blind_seat=pos.big_blind,
-        blinds=(level.small_blind, level.big_blind, level.ante),
-        stacks=stacks,
-        hole=hole,
-        board=board,
-        burns=burns,
-        streets=streets,
-        bb_ante=level.bb_ante,
-    )
     events = dealer.play(plan)
     if lifted is None:
         return events
