@@ -1,5 +1,5 @@
 """pokerkit judges every hand a scenario trace completes: its PHH replayed strictly
-(tests/phh_judging.py), to the engine's final stacks, from the real starting stacks."""
+(controller/phh_judge.py), to the engine's final stacks, from the real starting stacks."""
 
 from __future__ import annotations
 
@@ -11,10 +11,10 @@ import pytest
 from controller.config import load_config, with_game
 from controller.journal import read_trace_file
 from controller.phh import build_phh, split_hands
+from controller.phh_judge import hand_figures, judge
 from controller.replay import build_engine, drive_segments
 from kernel.messages import EVENTS
 from tablectl.cli import trace_headers
-from tests.phh_judging import hand_figures, judge
 from tests.scenarios.test_replay import CONFIG, TRACES
 
 

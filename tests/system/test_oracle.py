@@ -7,6 +7,7 @@ from dataclasses import dataclass
 import pytest
 
 from controller.phh import build_phh, split_hands
+from controller.phh_judge import hand_figures, judge
 from tests.oracle import (
     EngineResult,
     OracleAction,
@@ -17,7 +18,6 @@ from tests.oracle import (
     replay_pokerkit,
     seat_of,
 )
-from tests.phh_judging import hand_figures, judge
 
 SEED = 20_261_122
 HANDS = 1_000
@@ -149,7 +149,7 @@ def test_hands_with_antes_equal_pokerkits() -> None:
 
 def test_pokerkit_judges_every_hand_strictly(played: list[Played]) -> None:
     """Every completed hand exported to PHH and replayed strictly by pokerkit
-    (tests/phh_judging.py): no repair, the real starting stacks, the engine's final stacks."""
+    (controller/phh_judge.py): no repair, the real starting stacks, the engine's final stacks."""
     for p in played:
         (hand,) = split_hands([(m.topic, m.payload) for m in p.engine.messages])
         phh = build_phh(hand)

@@ -26,6 +26,7 @@ from pokerkit import HandHistory
 
 from controller.config import load_config
 from controller.phh import PhhHand, build_phh, split_hands
+from controller.phh_judge import hand_figures, judge
 from controller.replay import build_engine, drive
 from controller.trace import load_trace
 from kernel.messages import Message
@@ -33,7 +34,6 @@ from tests.hand_finisher import finish_hand
 from tests.liveness_finisher import finish_with_the_floor
 from tests.oracle import seat_of
 from tests.phh_hands import PhhCase, generate_cases, run_engine
-from tests.phh_judging import hand_figures, judge
 from tests.table_rig import tablectl
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -310,7 +310,7 @@ def test_export_phh_command_writes_one_file_per_completed_hand(tmp_path: Path) -
 def test_1000_simulated_hands_pass_the_strict_pokerkit_judge(
     cases: list[tuple[PhhCase, list[Message], tuple[int, ...]]],
 ) -> None:
-    """The same hands, table and room exports, replayed strictly (tests/phh_judging.py):
+    """The same hands, table and room exports, replayed strictly (controller/phh_judge.py):
     each action applied as written, no repair of a refused one."""
     for case, messages, _stacks in cases:
         events = [m.payload for m in messages if m.topic == "events"]

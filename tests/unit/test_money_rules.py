@@ -11,13 +11,13 @@ from typing import Any
 
 from controller.engine.checkpoint import checkpoint, restore
 from controller.phh import HandMessages, build_phh, split_hands
+from controller.phh_judge import judge
 from controller.rules.betting import house_raise_cap
 from controller.rules.chips import facing_opening_bet, undercall_ruling
 from controller.rules.pots import Pot, division_unit, split_pot, take_rake
 from kernel.inputs import Event
 from tablectl.cli import main
 from tests.engine_helpers import Table, ev, new_engine, run
-from tests.phh_judging import judge
 
 HOLE4 = {1: ["Ah", "Kh"], 2: ["Qd", "Jd"], 3: ["9s", "9c"], 4: ["7h", "2c"]}
 

@@ -1,6 +1,6 @@
 """PHH as consumers need it: binding out-of-turn actions (TDA 2019 53, 58), an uncalled
 raise handed back mid-hand (15-B, 65-A), fixed limit as `FT`, pot limit honestly written;
-every file judged strictly by pokerkit (tests/phh_judging.py) from the real stacks."""
+every file judged strictly by pokerkit (controller/phh_judge.py) from the real stacks."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ import tomllib
 from typing import Any
 
 from controller.phh import PhhHand, build_phh, split_hands
+from controller.phh_judge import hand_figures, judge
 from tests.engine_helpers import Table
-from tests.phh_judging import hand_figures, judge
 
 HOLE4 = {1: ["Ah", "Kh"], 2: ["Qd", "Jd"], 3: ["9s", "9c"], 4: ["7h", "2c"]}
 

@@ -1,4 +1,4 @@
-"""The strict pokerkit judge (tests/phh_judging.py): it fails where it should, its named
+"""The strict pokerkit judge (controller/phh_judge.py): it fails where it should, its named
 allowances hold on both sides, and it passes the random hands of tests/phh_hands.py."""
 
 from __future__ import annotations
@@ -6,9 +6,9 @@ from __future__ import annotations
 import pytest
 
 from controller.phh import build_phh, split_hands
+from controller.phh_judge import ODD_CHIPS_20A, RAKE, PhhJudgement, hand_figures, judge
 from tests.oracle import seat_of
 from tests.phh_hands import generate_cases, run_engine
-from tests.phh_judging import ODD_CHIPS_20A, RAKE, PhhJudgement, hand_figures, judge
 
 HEADS_UP = """variant = "NT"
 antes = [0, 0]

@@ -31,11 +31,13 @@ from typing import Any
 from pokerkit import Automation, HandHistory
 from pokerkit.notation import parse_action
 
+from kernel.errors import TableError
+
 ODD_CHIPS_20A = "odd chips (TDA 2019 20-A)"
 RAKE = "rake (Campione, Rake)"
 
 
-class PhhJudgement(AssertionError):
+class PhhJudgement(TableError):
     """pokerkit does not replay the exported hand to the engine's result."""
 
 
