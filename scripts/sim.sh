@@ -10,7 +10,7 @@ bash scripts/setup.sh
 #   --speed N   pace of simulated time: 1 (real time), 10, 100, or max (as fast as the
 #               machine goes); the same --seed deals the same game at every speed.
 #   --tables N  N simulated tables (t01, t02, ...) on the one broker, each with its own
-#               journal and seed; the room server (--room) stores them all. 1 to 64.
+#               journal and seed; the room server (--room) stores them all. 1 to 500.
 # Python's objects from glibc's heap, as the service runs (docs/operations.md, memory).
 export PYTHONMALLOC="${PYTHONMALLOC:-malloc}"
 exec .venv/bin/tablectl sim --room "$@"  # --no-room: the table alone
