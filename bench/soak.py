@@ -17,6 +17,10 @@ Memory growth is the last sample less the one at the end of the warm-up (`--warm
 Samples are appended to `--json` as they come (a cut-off run keeps what it measured).
 The summary also gives how long the daemon's heap trims took (one after every hand).
 
+pokerkit judges every hand the daemon completes (controller/phh_verdict.py): the messages
+it publishes are queued as they go out and judged in the bench's own thread (whose CPU the
+daemon's figures leave out); the result gives the hands judged and every disagreement.
+
 Python's objects come from glibc's heap (`PYTHONMALLOC=malloc`), as the service and
 `scripts/sim.sh` run the daemon; `--allocator pymalloc` measures Python's default instead.
 The script starts itself again with the setting when it is not already in force.
@@ -33,6 +37,7 @@ import dataclasses
 import json
 import math
 import os
+import queue
 import shutil
 import statistics
 import sys
@@ -47,6 +52,7 @@ from controller import heap
 from controller.config import Config, load_config
 from controller.daemon import Daemon
 from controller.localbroker import LocalBroker
+from controller.phh_verdict import HandJudge, available
 from kernel.clock import ManualClock
 from kernel.inputs import ButtonPress, Event
 from kernel.messages import Message
@@ -97,8 +103,11 @@ def disk_use(directory: Path) -> tuple[int, int]:
 class Soak:
     """Plays the hands and samples the daemon as it goes."""
 
-    def __init__(self, args: argparse.Namespace, daemon: Daemon, journal_dir: Path) -> None:
+    def __init__(
+        self, args: argparse.Namespace, daemon: Daemon, journal_dir: Path, judged: Judged
+    ) -> None:
         self.args = args
+        self.judged = judged
         self.daemon = daemon
         self.journal_dir = journal_dir
         self.samples: list[dict[str, Any]] = []
@@ -133,6 +142,7 @@ class Soak:
         """The events, sampling before every `--sample`th hand starts (and at the end)."""
         hands = 0
         for event in events:
+            self.judged.drain()
             if isinstance(event, ButtonPress) and event.name == "shuffler":
                 if hands % self.args.sample == 0:
                     self.sample(hands)
@@ -201,10 +211,11 @@ def main() -> None:
         daemon = Daemon(config, broker=broker_config, clock=clock)
         daemon.start()
         alerts = count_alerts(daemon)
+        judged = Judged(daemon, config.table.id)
         trims = time_trims()
         time.sleep(0.5)  # the reader boards say HELLO
         assert config.journal.directory is not None
-        soak = Soak(args, daemon, config.journal.directory)
+        soak = Soak(args, daemon, config.journal.directory, judged)
         player = ScriptPlayer(daemon, speed=math.inf, clock=clock, devices=False)
         events = demo_events(config, args.hands, args.seed, chip_set=CHIP_SET)
         player.play(soak.counted(events))
@@ -212,7 +223,9 @@ def main() -> None:
         if daemon.publisher is not None:
             daemon.publisher.wait_idle(30.0)
         soak.sample(soak.hands)
+        judged.drain()
         summary = soak.summary()
+        summary |= judged.result()
         if trims:
             summary["heap_trim_ms"] = {
                 "median": round(1000 * statistics.median(trims), 3),
@@ -250,6 +263,45 @@ def time_trims() -> list[float]:
 
     setattr(heap, "trim", timed)  # noqa: B010 (the bench times, then trims)
     return durations
+
+
+class Judged:
+    """pokerkit's verdict on every hand the daemon completes: its published states and
+    events queued as they go out (the daemon's thread) and judged in the bench's."""
+
+    def __init__(self, daemon: Daemon, table: str) -> None:
+        self.table = table
+        self.judge = HandJudge()
+        self.queue: queue.SimpleQueue[tuple[str, dict[str, Any]]] = queue.SimpleQueue()
+        publisher = daemon.publisher
+        assert publisher is not None
+        publish = publisher.publish
+
+        def queued(message: Message) -> None:
+            if message.topic in ("state", "events"):
+                self.queue.put((message.topic, message.payload))
+            publish(message)
+
+        setattr(publisher, "publish", queued)  # noqa: B010 (the bench judges, then publishes)
+
+    def drain(self) -> None:
+        """Judge what was published so far."""
+        while True:
+            try:
+                topic, payload = self.queue.get_nowait()
+            except queue.Empty:
+                return
+            self.judge.see(self.table, topic, payload)
+
+    def result(self) -> dict[str, Any]:
+        """The hands judged and the disagreements (hand, pokerkit's reason), for the JSON."""
+        return {
+            "pokerkit_judged": self.judge.judged if available() else None,
+            "pokerkit_disagreed": [
+                {"hand": hand, "verdict": why} for _t, hand, why in self.judge.disagreed
+            ],
+            "pokerkit": self.judge.summary(),
+        }
 
 
 def count_alerts(daemon: Daemon) -> list[dict[str, Any]]:

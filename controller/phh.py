@@ -345,6 +345,7 @@ class _Builder:
         at, faced, before = self.last_act[seat]
         totals = self.totals[self.street]
         kept = totals[seat] - amount
+        self.allin.discard(seat)  # chips came back: the seat is no longer all in
         if at == len(self.actions) - 1:
             # No one acted after it: it folds there, and what stayed in beyond its earlier
             # chips on the street is written as its dead money (its ante), as a forfeited
@@ -413,15 +414,24 @@ class _Builder:
                 self.actions.append(f"p{turn + 1} f")
                 del self.killed[turn]
                 out.add(turn)
-            elif any(self._due(i) for i in self.killed) or self.level:
+            elif all(self._due(i) for i in self.killed):
                 self.actions.append(f"p{turn + 1} cc")
+                self.acted[turn] = self.level
             else:
-                # The folded hands have no turn left in this round: the player still in
-                # bets (returned uncalled when they fold), so that they fold in it.
-                size = self.big_blind * (2 if self.game == "flhe" and self.street >= 2 else 1)
-                self.actions.append(f"p{turn + 1} cbr {size}")
-                self.level = size
-                self.acted[turn] = size
+                # A folded hand has no turn left in this round: the player still in bets or
+                # raises (returned uncalled when they fold), so that they fold in it.
+                self._opens_again(turn)
+
+    def _opens_again(self, turn: int) -> None:
+        """The player still in bets (or raises) so that every hand still to fold has a turn:
+        the least a fixed-limit bet is, or double the level (at least a minimum raise)."""
+        if self.game == "flhe":
+            size = self.level + self.big_blind * (2 if self.street >= 2 else 1)
+        else:
+            size = 2 * self.level if self.level else self.big_blind
+        self.actions.append(f"p{turn + 1} cbr {size}")
+        self.level = size
+        self.acted[turn] = size
 
     def board_dealt(self, e: dict[str, Any]) -> None:
         street = STREETS.get(str(e.get("street")))

@@ -1,5 +1,7 @@
 """What `tablectl sim` shows in the terminal: one line per hand and table, a progress bar and
 a closing summary (drawn with rich), or with `--json` every message as it was published.
+Either way pokerkit judges every completed hand (controller/phh_verdict.py): a hand it
+does not replay to the table's result says so on its line, and the summary counts them.
 
 Both are fed from the broker, as the room and the TV crew are: `Feed` subscribes over the
 broker's own TLS as a reading identity (never as the table) and hands each message to a
@@ -17,6 +19,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from controller.config import BrokerConfig
+from controller.phh_verdict import HandJudge, short
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -90,6 +93,40 @@ def raw_printer(topic: str, payload: bytes) -> None:
     print(f"{topic:10} {payload.decode(errors='replace')}", flush=True)
 
 
+def split_topic(single: str | None, topic: str) -> tuple[str, str]:
+    """(table, kind) of a topic relative to the watched prefix (one table's, or a room's)."""
+    if single is not None:
+        return single, topic
+    table, _, kind = topic.partition("/")
+    return table, kind
+
+
+class JudgingPrinter:
+    """`--json`: every message printed as published (raw_printer), and pokerkit's verdict on
+    each completed hand: a line `pokerkit   <table> hand N: <reason>` when it disagrees."""
+
+    def __init__(self, single: str | None) -> None:
+        self.single = single
+        self.judge = HandJudge()
+        self.lock = threading.Lock()
+
+    def __call__(self, topic: str, payload: bytes) -> None:
+        raw_printer(topic, payload)
+        table, kind = split_topic(self.single, topic)
+        if kind not in ("state", "events"):
+            return
+        try:
+            message = json.loads(payload)
+        except ValueError:
+            return
+        if not isinstance(message, dict):
+            return
+        with self.lock:
+            verdict = self.judge.see(table, kind, message)
+        if verdict is not None:
+            print(f"pokerkit   {table} hand {message.get('hand')}: {verdict}", flush=True)
+
+
 def money(value: Any) -> str:
     return f"{int(value):,}" if isinstance(value, int | float) else "?"
 
@@ -161,14 +198,12 @@ class LiveView:
         self.task: TaskID | None = None
         self.done = 0
         self.counting = False  # the view reads the messages (start() was called)
+        self.judge = HandJudge()  # pokerkit's verdict on every completed hand
 
     # ------------------------------------------------------------------ the feed
 
     def __call__(self, topic: str, payload: bytes) -> None:
-        if self.single is not None:
-            table, kind = self.single, topic
-        else:
-            table, _, kind = topic.partition("/")
+        table, kind = split_topic(self.single, topic)
         tally = self.tables.get(table)
         if tally is None or kind not in ("state", "events", "alerts"):
             return
@@ -180,6 +215,7 @@ class LiveView:
             return
         with self.lock:
             if kind == "state":
+                self.judge.see(table, kind, message)
                 for seat, entry in (message.get("seats") or {}).items():
                     if isinstance(entry, dict) and entry.get("player"):
                         tally.names[str(seat)] = str(entry["player"])
@@ -197,6 +233,7 @@ class LiveView:
 
     def _event(self, table: str, tally: TableTally, e: dict[str, Any]) -> None:
         kind = str(e.get("type"))
+        verdict = self.judge.see(table, "events", e)
         if kind == "hand_started":
             tally.hand, tally.started = e.get("hand"), e.get("t")
             tally.errors, tally.awards = [], []
@@ -221,11 +258,13 @@ class LiveView:
         elif kind == "hand_completed":
             tally.hands += 1
             self.done += 1
-            self._hand_line(table, tally, e)
+            self._hand_line(table, tally, e, verdict)
             if self.progress is not None and self.task is not None:
                 self.progress.update(self.task, completed=self.done)
 
-    def _hand_line(self, table: str, tally: TableTally, e: dict[str, Any]) -> None:
+    def _hand_line(
+        self, table: str, tally: TableTally, e: dict[str, Any], verdict: str | None = None
+    ) -> None:
         from rich.text import Text
 
         line = Text()
@@ -237,6 +276,8 @@ class LiveView:
         started, ended = tally.started, e.get("t")
         if isinstance(started, int | float) and isinstance(ended, int | float):
             line.append(f"  ·  {ended - started:.1f} s", style="dim")
+        if verdict is not None:
+            line.append("  ·  " + short(verdict), style="bold red")
         self.console.print(line, highlight=False)
 
     # ------------------------------------------------------------------ the run
@@ -307,6 +348,9 @@ class LiveView:
                 alerts.update(tally.alert_kinds)
         if self.counting:
             self.console.print(hands)
+            with self.lock:
+                judged = self.judge.summary(len(self.tables))
+            self.console.print(judged, style="red" if self.judge.disagreed else None)
         if errors or alerts:
             kinds = Table(title="by kind", title_justify="left")
             kinds.add_column("kind")

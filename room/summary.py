@@ -7,6 +7,7 @@ from typing import Any
 
 from controller.phh import HandMessages, PhhHand, build_phh
 from controller.phh_chain import per_card, with_chain
+from controller.phh_verdict import judge_phh, state_stacks
 from room import chain
 from room.store import Store
 
@@ -74,6 +75,16 @@ def _dealer(
     return None
 
 
+def _starting(store: Store, table: str, started: dict[str, Any]) -> dict[int, int] | None:
+    """Each seat's stack as the hand began: the `state` published just before its
+    `hand_started` (None when the room does not have that very state)."""
+    seq = int(started["seq"])
+    state = store.latest_state_before(table, seq - 1)
+    if state is None or state.get("seq") != seq - 1:
+        return None
+    return state_stacks(state)
+
+
 def summarize(store: Store, table: str, hand: int) -> dict[str, Any] | None:
     """Recompute and store a hand's summary row from its events; the row (None: no start)."""
     rows = store.hand_events(table, hand)
@@ -103,7 +114,8 @@ def summarize(store: Store, table: str, hand: int) -> dict[str, Any] | None:
     }
     if completed is not None and events[0] is started:
         phh = build_phh(HandMessages(table, hand, events))
-        row |= {"pot": phh.awarded, "rake": phh.rake, "phh_problem": phh.problem}
+        problem = phh.problem or judge_phh(phh, events, _starting(store, table, started))
+        row |= {"pot": phh.awarded, "rake": phh.rake, "phh_problem": problem}
     elif completed is not None:
         row["phh_problem"] = "events before hand_started are missing"
     if completed is not None and isinstance(completed.get("rake"), int):

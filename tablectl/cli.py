@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from controller import __version__
 from controller.config import GAMES, PROFILES, BrokerConfig, Config, with_game
-from controller.simview import Feed, LiveView, Sink, make_console, raw_printer
+from controller.simview import Feed, JudgingPrinter, LiveView, Sink, make_console
 from controller.supervision import stop_on_signals
 from controller.trace import load_trace
 from kernel.errors import TableError
@@ -198,6 +198,7 @@ class _Run:
     keep_files: bool
     links: list[tuple[str, str]] = dataclasses.field(default_factory=list)
     files: list[tuple[str, str]] = dataclasses.field(default_factory=list)
+    printer: JudgingPrinter | None = None  # --json: the messages printed, the hands judged
 
     def say(self, text: str) -> None:
         """A line for people: printed as is with --json, in the view otherwise."""
@@ -408,7 +409,12 @@ def _sim_view(
 ) -> None:
     """The messages read and shown (the live view, or raw lines with --json)."""
     if identity is not None:
-        sink: Sink = raw_printer if run.live is None else run.live
+        sink: Sink
+        if run.live is None:
+            single = None if args.tables > 1 else broker.prefix.rpartition("/")[2]
+            sink = run.printer = JudgingPrinter(single)
+        else:
+            sink = run.live
         feed = Feed(broker, identity, _watch_prefix(broker.prefix, args.tables), sink)
         cleanup.callback(feed.stop)
     if run.live is None:
@@ -471,6 +477,10 @@ def _sim_end(
                 f"last seq {p.seq}{which}{p.pace}",
                 flush=True,
             )
+    if run.printer is not None and not interrupted:
+        time.sleep(0.3)  # the last hand's messages reach the printer
+        with run.printer.lock:
+            print(run.printer.judge.summary(args.tables), flush=True)
     if room is not None and not interrupted and played:
         run.say(room.summary(max(p.seq for p in played)))
         if args.tables > 1:
