@@ -342,28 +342,38 @@ class _Builder:
         i = self.index.get(seat)
         if i is None or i not in self.killed or seat not in self.last_act:
             return False
-        at, faced, before = self.last_act[seat]
+        at, faced, _before = self.last_act[seat]
         totals = self.totals[self.street]
         kept = totals[seat] - amount
         if at == len(self.actions) - 1:
-            # No one acted after it: it folds there, and what stayed in beyond its earlier
-            # chips on the street is written as its dead money (its ante), as a forfeited
-            # undercall is.
-            self.actions[at] = f"p{i + 1} f"
-            self.contrib_ante[seat] += kept - before
-            self.antes[i] += kept - before
-            totals[seat] = before
-            self.folded.add(seat)
-            del self.killed[i]
-            self.level = max(t for s, t in totals.items())
-            self.level = max(self.level, max(self.blinds, default=0) if self.street == 0 else 0)
-            self.last_actor = self._previous_actor(at)
+            totals[seat] = kept
+            self._fold_where_it_acted(i)
             return True
         totals[seat] = kept
         self.level = max([kept, *(t for s, t in totals.items() if s != seat)])
         self.acted[i] = kept
         self.actions[at] = f"p{i + 1} cc" if kept <= faced else f"p{i + 1} cbr {kept}"
         return True
+
+    def _fold_where_it_acted(self, i: int) -> None:
+        """A dead hand folds where it last acted on the street (its action the last one
+        written, or a check or call no later action depended on) instead: what it had put in
+        on the street beyond its earlier chips is written as its dead money (its ante), as a
+        forfeited undercall is."""
+        seat = self.order[i]
+        at, _faced, before = self.last_act[seat]
+        totals = self.totals[self.street]
+        last = at == len(self.actions) - 1
+        self.actions[at] = f"p{i + 1} f"
+        self.contrib_ante[seat] += totals[seat] - before
+        self.antes[i] += totals[seat] - before
+        totals[seat] = before
+        self.folded.add(seat)
+        del self.killed[i]
+        self.level = max(t for s, t in totals.items())
+        self.level = max(self.level, max(self.blinds, default=0) if self.street == 0 else 0)
+        if last:
+            self.last_actor = self._previous_actor(at)
 
     def _previous_actor(self, at: int) -> int:
         """The player of the last action before position `at` that was a player's."""
@@ -401,6 +411,16 @@ class _Builder:
         uncalled as they fold (the stacks stay the table's)."""
         if not self.killed:
             return
+        for i in list(self.killed):
+            at = self.last_act.get(self.order[i], (-1, 0, 0))[0]
+            on_street = at > self.board_at.get(self.street, -1)
+            if self.level and on_street and not self._due(i) and (
+                at == len(self.actions) - 1 or self.actions[at].endswith(" cc")
+            ):
+                # Its turn in the round is over (a call, or the last action): a call by the
+                # player still in would end the round before it folds, so it folds where it
+                # acted instead (its chips stay in, as dead money).
+                self._fold_where_it_acted(i)
         out = {self.index[s] for s in self.folded | self.allin if s in self.index}
         turn = self.last_actor
         for _ in range(2 * self.n):

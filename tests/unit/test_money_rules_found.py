@@ -1,0 +1,38 @@
+"""Money situations the property test (tests/unit/test_money_properties.py) found broken, each
+shrunk to a deterministic hand: the engine's result, and pokerkit judging the exported hand
+strictly (rules 53, 58, 15-B, 65-A, 46, 55 of TDA 2019)."""
+
+from __future__ import annotations
+
+from tests.engine_helpers import Table
+from tests.money_judge import judge_completed_hands, pairs
+
+
+def _judged(table: Table) -> list[str]:
+    table.shuffle()  # the next hand: the last one is completed
+    return judge_completed_hands(pairs(table.out))
+
+
+def test_rule_58_heads_up_caller_folding_out_of_turn_before_the_option_is_judged() -> None:
+    table = Table(seats=(1, 2), button=2)
+    table.shuffle()
+    table.push(2, 50)
+    table.push(1, 100)
+    table.deal({2: ["Ah", "Kh"], 1: ["Qd", "Jd"]})
+    table.push(2, 250)  # one chip, no declaration: a call (rule 44)
+    table.fold(2)  # and mucks before the big blind's option: binding (58)
+    assert table.stacks() == {1: 10_100, 2: 9_900}
+    assert _judged(table) == ["hand 1: judged exactly"]
+
+
+def test_rule_58_caller_folding_out_of_turn_after_the_others_fold_is_judged() -> None:
+    table = Table(seats=(1, 2, 3), button=2)
+    table.shuffle()
+    table.push(3, 50)
+    table.push(1, 100)
+    table.deal({3: ["Ah", "Kh"], 1: ["Qd", "Jd"], 2: ["Ts", "Tc"]})
+    table.push(2, 250)  # the button: one chip, a call (rule 44)
+    table.fold(2)  # mucks out of turn while the small blind is to act (58)
+    table.fold(3)  # the small blind folds: the big blind wins
+    assert table.stacks() == {1: 10_150, 2: 9_900, 3: 9_950}
+    assert _judged(table) == ["hand 1: judged exactly"]
