@@ -383,7 +383,10 @@ class _Builder:
         return self.last_actor
 
     def _due(self, i: int) -> bool:
-        """A dead hand has a turn due in this round (it has not acted at the current level)."""
+        """A dead hand has a turn due in this round (it has not acted at the current level);
+        an all-in hand has no turn left (it mucks at the showdown)."""
+        if self.order[i] in self.allin:
+            return False
         return self.killed[i] < self.street or self.acted.get(i, -1) < self.level
 
     def _kills_before(self, actor: int) -> None:
@@ -403,6 +406,23 @@ class _Builder:
                 self.actions.append(f"p{i + 1} f")
                 del self.killed[i]
 
+    def _fold_dead_callers(self) -> None:
+        """Dead hands whose turn in the round is over (a call, or the last action) while the
+        hand ends without another turn for them (uncontested, or the rest all in): they fold
+        where they acted instead (their chips stay in, as dead money), since the call that
+        closes the round in the file would come before their fold."""
+        for i in list(self.killed):
+            at = self.last_act.get(self.order[i], (-1, 0, 0))[0]
+            on_street = at > self.board_at.get(self.street, -1)
+            if (
+                self.level
+                and on_street
+                and self.order[i] not in self.allin
+                and not self._due(i)
+                and (at == len(self.actions) - 1 or self.actions[at].endswith(" cc"))
+            ):
+                self._fold_where_it_acted(i)
+
     def uncontested(self) -> None:
         """The pot went uncontested while hands that folded out of turn (58) or were killed
         still had to fold in the file: they fold in turn order, and a player still in the
@@ -411,16 +431,7 @@ class _Builder:
         uncalled as they fold (the stacks stay the table's)."""
         if not self.killed:
             return
-        for i in list(self.killed):
-            at = self.last_act.get(self.order[i], (-1, 0, 0))[0]
-            on_street = at > self.board_at.get(self.street, -1)
-            if self.level and on_street and not self._due(i) and (
-                at == len(self.actions) - 1 or self.actions[at].endswith(" cc")
-            ):
-                # Its turn in the round is over (a call, or the last action): a call by the
-                # player still in would end the round before it folds, so it folds where it
-                # acted instead (its chips stay in, as dead money).
-                self._fold_where_it_acted(i)
+        self._fold_dead_callers()
         out = {self.index[s] for s in self.folded | self.allin if s in self.index}
         turn = self.last_actor
         for _ in range(2 * self.n):
@@ -458,7 +469,16 @@ class _Builder:
         self.board[street] = [str(c) for c in e.get("cards", [])]
 
     def tabled(self, cards_by_seat: Mapping[str, Any]) -> None:
+        self._fold_dead_callers()
         self._close_round()
+        for i in sorted(self.killed):
+            seat = self.order[i]
+            if seat in self.allin and seat not in self.shown:
+                # An all-in hand killed or discarded (15-B, 65-A): its chips stay in; in the
+                # file it mucks at the all-in showdown.
+                self.shown.add(seat)
+                del self.killed[i]
+                self.actions.append(f"p{i + 1} sm")
         for key, cards in cards_by_seat.items():
             seat = int(key)
             if seat in self.index and seat not in self.shown and isinstance(cards, list):

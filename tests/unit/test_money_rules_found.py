@@ -36,3 +36,42 @@ def test_rule_58_caller_folding_out_of_turn_after_the_others_fold_is_judged() ->
     table.fold(3)  # the small blind folds: the big blind wins
     assert table.stacks() == {1: 10_150, 2: 9_900, 3: 9_950}
     assert _judged(table) == ["hand 1: judged exactly"]
+
+
+def test_rule_15B_all_in_caller_discarding_its_cards_is_mucked_not_folded_in_the_file() -> None:
+    table = Table(seats=(1, 2, 3), button=2, stacks={1: 250, 2: 10_000, 3: 250})
+    table.shuffle()
+    table.push(3, 50)
+    table.push(1, 100)
+    table.deal({3: ["Ah", "Kh"], 1: ["Qd", "Jd"], 2: ["Ts", "Tc"]})
+    table.push(2, 100)  # the button calls
+    table.push(3, 100, 100)  # the small blind all-in for 250
+    table.push(1, 100, 50)  # the big blind calls all-in
+    table.fold(1)  # and throws its cards away: its 250 stay in (nothing uncalled)
+    table.push(2, 100, 50)  # the button calls
+    table.board("9d", "5s", "4c", burn="2d")
+    table.board("8h", burn="3d")
+    table.board("2s", burn="6d")
+    table.push_pot()
+    assert sum(table.stacks().values()) == 10_500
+    assert table.stacks()[1] == 0
+    assert _judged(table) == ["hand 1: judged exactly"]
+
+
+def test_rule_15B_caller_discarding_before_an_all_in_showdown_folds_in_the_file() -> None:
+    table = Table(seats=(1, 2, 3), button=2, stacks={1: 10_000, 2: 10_000, 3: 250})
+    table.shuffle()
+    table.push(3, 50)
+    table.push(1, 100)
+    table.deal({3: ["Ah", "Kh"], 1: ["Qd", "Jd"], 2: ["Ts", "Tc"]})
+    table.push(2, 100)  # the button calls
+    table.push(3, 100, 100)  # the small blind all-in for 250
+    table.push(1, 100, 50)  # the big blind calls
+    table.fold(1)  # and throws its cards away: its 250 stay in (nothing uncalled)
+    table.push(2, 100, 50)  # the button calls: the small blind is all in, the rest dead
+    table.board("9d", "5s", "4c", burn="2d")
+    table.board("8h", burn="3d")
+    table.board("2s", burn="6d")
+    table.push_pot()
+    assert table.stacks() == {1: 9_750, 2: 10_500, 3: 0}  # the tens win
+    assert _judged(table) == ["hand 1: judged exactly"]
