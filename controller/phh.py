@@ -389,6 +389,12 @@ class _Builder:
             return False
         return self.killed[i] < self.street or self.acted.get(i, -1) < self.level
 
+    def _fold_dead(self, i: int) -> None:
+        """A dead hand folds in the file, now."""
+        self.actions.append(f"p{i + 1} f")
+        self.folded.add(self.order[i])
+        del self.killed[i]
+
     def _kills_before(self, actor: int) -> None:
         """A dead hand (hand_killed) folds in PHH when its turn comes: before the next actor
         whose turn comes after it, clockwise from the last actor (PHH has no fold out of
@@ -396,15 +402,22 @@ class _Builder:
         for i in list(self.killed):
             gap = (i - self.last_actor) % self.n
             if 0 < gap < (actor - self.last_actor) % self.n and self._due(i):
-                self.actions.append(f"p{i + 1} f")
-                del self.killed[i]
+                self._fold_dead(i)
 
     def _close_round(self) -> None:
-        """The round ends: a dead hand whose turn was due folds before it does."""
-        for i in sorted(self.killed, key=lambda j: (j - self.last_actor) % self.n):
-            if self._due(i):
-                self.actions.append(f"p{i + 1} f")
-                del self.killed[i]
+        """The round ends: a dead hand whose turn was due folds before it does, and a player
+        still in who has not acted in the opened round (the big blind's or the straddle's
+        option, the rest all in or folded: the table does not ask it) checks."""
+        opened = bool(self.acted)
+        out = {self.index[s] for s in self.folded | self.allin if s in self.index}
+        for k in range(1, self.n + 1):
+            i = (self.last_actor + k) % self.n
+            if i in self.killed:
+                if self._due(i):
+                    self._fold_dead(i)
+            elif opened and i not in out and self.acted.get(i, -1) < self.level:
+                self.actions.append(f"p{i + 1} cc")
+                self.acted[i] = self.level
 
     def _fold_dead_callers(self) -> None:
         """Dead hands whose turn in the round is over (a call, or the last action) while the
@@ -441,8 +454,7 @@ class _Builder:
             if turn in out:
                 continue
             if turn in self.killed:
-                self.actions.append(f"p{turn + 1} f")
-                del self.killed[turn]
+                self._fold_dead(turn)
                 out.add(turn)
             elif any(self._due(i) for i in self.killed) or self.level:
                 self.actions.append(f"p{turn + 1} cc")

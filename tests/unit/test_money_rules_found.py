@@ -75,3 +75,22 @@ def test_rule_15B_caller_discarding_before_an_all_in_showdown_folds_in_the_file(
     table.push_pot()
     assert table.stacks() == {1: 9_750, 2: 10_500, 3: 0}  # the tens win
     assert _judged(table) == ["hand 1: judged exactly"]
+
+
+def test_campione_straddle_option_left_when_the_rest_are_all_in_or_folded_is_judged() -> None:
+    table = Table(
+        seats=(1, 2, 3), button=3, stacks={1: 200, 2: 10_000, 3: 10_000}, profile="campione"
+    )
+    table.shuffle()
+    table.push(1, 50)
+    table.push(2, 100)
+    table.push(3, 200)  # the house straddle, from the seat left of the big blind
+    table.deal({1: ["Ah", "Kh"], 2: ["Qd", "Jd"], 3: ["Ts", "Tc"]})
+    table.push(1, 100, 50)  # the small blind calls the straddle all in
+    table.fold(2)  # the big blind folds: the straddle is never asked (nothing to raise)
+    table.board("9d", "5s", "4c", burn="2d")
+    table.board("8h", burn="3d")
+    table.board("2s", burn="6d")
+    table.push_pot()
+    assert table.stacks()[1] == 0 and sum(table.stacks().values()) == 20_200 - 25
+    assert _judged(table) == ["hand 1: judged rake (Campione, Rake)"]
