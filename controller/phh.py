@@ -342,29 +342,39 @@ class _Builder:
         i = self.index.get(seat)
         if i is None or i not in self.killed or seat not in self.last_act:
             return False
-        at, faced, before = self.last_act[seat]
+        at, faced, _before = self.last_act[seat]
         totals = self.totals[self.street]
         kept = totals[seat] - amount
         self.allin.discard(seat)  # chips came back: the seat is no longer all in
         if at == len(self.actions) - 1:
-            # No one acted after it: it folds there, and what stayed in beyond its earlier
-            # chips on the street is written as its dead money (its ante), as a forfeited
-            # undercall is.
-            self.actions[at] = f"p{i + 1} f"
-            self.contrib_ante[seat] += kept - before
-            self.antes[i] += kept - before
-            totals[seat] = before
-            self.folded.add(seat)
-            del self.killed[i]
-            self.level = max(t for s, t in totals.items())
-            self.level = max(self.level, max(self.blinds, default=0) if self.street == 0 else 0)
-            self.last_actor = self._previous_actor(at)
+            totals[seat] = kept
+            self._fold_where_it_acted(i)
             return True
         totals[seat] = kept
         self.level = max([kept, *(t for s, t in totals.items() if s != seat)])
         self.acted[i] = kept
         self.actions[at] = f"p{i + 1} cc" if kept <= faced else f"p{i + 1} cbr {kept}"
         return True
+
+    def _fold_where_it_acted(self, i: int) -> None:
+        """A dead hand folds where it last acted on the street (its action the last one
+        written, or a check or call no later action depended on) instead: what it had put in
+        on the street beyond its earlier chips is written as its dead money (its ante), as a
+        forfeited undercall is."""
+        seat = self.order[i]
+        at, _faced, before = self.last_act[seat]
+        totals = self.totals[self.street]
+        last = at == len(self.actions) - 1
+        self.actions[at] = f"p{i + 1} f"
+        self.contrib_ante[seat] += totals[seat] - before
+        self.antes[i] += totals[seat] - before
+        totals[seat] = before
+        self.folded.add(seat)
+        del self.killed[i]
+        self.level = max(t for s, t in totals.items())
+        self.level = max(self.level, max(self.blinds, default=0) if self.street == 0 else 0)
+        if last:
+            self.last_actor = self._previous_actor(at)
 
     def _previous_actor(self, at: int) -> int:
         """The player of the last action before position `at` that was a player's."""
@@ -374,8 +384,17 @@ class _Builder:
         return self.last_actor
 
     def _due(self, i: int) -> bool:
-        """A dead hand has a turn due in this round (it has not acted at the current level)."""
+        """A dead hand has a turn due in this round (it has not acted at the current level);
+        an all-in hand has no turn left (it mucks at the showdown)."""
+        if self.order[i] in self.allin:
+            return False
         return self.killed[i] < self.street or self.acted.get(i, -1) < self.level
+
+    def _fold_dead(self, i: int) -> None:
+        """A dead hand folds in the file, now."""
+        self.actions.append(f"p{i + 1} f")
+        self.folded.add(self.order[i])
+        del self.killed[i]
 
     def _kills_before(self, actor: int) -> None:
         """A dead hand (hand_killed) folds in PHH when its turn comes: before the next actor
@@ -384,15 +403,39 @@ class _Builder:
         for i in list(self.killed):
             gap = (i - self.last_actor) % self.n
             if 0 < gap < (actor - self.last_actor) % self.n and self._due(i):
-                self.actions.append(f"p{i + 1} f")
-                del self.killed[i]
+                self._fold_dead(i)
 
     def _close_round(self) -> None:
-        """The round ends: a dead hand whose turn was due folds before it does."""
-        for i in sorted(self.killed, key=lambda j: (j - self.last_actor) % self.n):
-            if self._due(i):
-                self.actions.append(f"p{i + 1} f")
-                del self.killed[i]
+        """The round ends: a dead hand whose turn was due folds before it does, and a player
+        still in who has not acted in the opened round (the big blind's or the straddle's
+        option, the rest all in or folded: the table does not ask it) checks."""
+        opened = bool(self.acted)
+        out = {self.index[s] for s in self.folded | self.allin if s in self.index}
+        for k in range(1, self.n + 1):
+            i = (self.last_actor + k) % self.n
+            if i in self.killed:
+                if self._due(i):
+                    self._fold_dead(i)
+            elif opened and i not in out and self.acted.get(i, -1) < self.level:
+                self.actions.append(f"p{i + 1} cc")
+                self.acted[i] = self.level
+
+    def _fold_dead_callers(self) -> None:
+        """Dead hands whose turn in the round is over (a call, or the last action) while the
+        hand ends without another turn for them (uncontested, or the rest all in): they fold
+        where they acted instead (their chips stay in, as dead money), since the call that
+        closes the round in the file would come before their fold."""
+        for i in list(self.killed):
+            at = self.last_act.get(self.order[i], (-1, 0, 0))[0]
+            on_street = at > self.board_at.get(self.street, -1)
+            if (
+                self.level
+                and on_street
+                and self.order[i] not in self.allin
+                and not self._due(i)
+                and (at == len(self.actions) - 1 or self.actions[at].endswith(" cc"))
+            ):
+                self._fold_where_it_acted(i)
 
     def uncontested(self) -> None:
         """The pot went uncontested while hands that folded out of turn (58) or were killed
@@ -402,6 +445,7 @@ class _Builder:
         uncalled as they fold (the stacks stay the table's)."""
         if not self.killed:
             return
+        self._fold_dead_callers()
         out = {self.index[s] for s in self.folded | self.allin if s in self.index}
         turn = self.last_actor
         for _ in range(2 * self.n):
@@ -411,8 +455,7 @@ class _Builder:
             if turn in out:
                 continue
             if turn in self.killed:
-                self.actions.append(f"p{turn + 1} f")
-                del self.killed[turn]
+                self._fold_dead(turn)
                 out.add(turn)
             elif all(self._due(i) for i in self.killed):
                 self.actions.append(f"p{turn + 1} cc")
@@ -448,7 +491,16 @@ class _Builder:
         self.board[street] = [str(c) for c in e.get("cards", [])]
 
     def tabled(self, cards_by_seat: Mapping[str, Any]) -> None:
+        self._fold_dead_callers()
         self._close_round()
+        for i in sorted(self.killed):
+            seat = self.order[i]
+            if seat in self.allin and seat not in self.shown:
+                # An all-in hand killed or discarded (15-B, 65-A): its chips stay in; in the
+                # file it mucks at the all-in showdown.
+                self.shown.add(seat)
+                del self.killed[i]
+                self.actions.append(f"p{i + 1} sm")
         for key, cards in cards_by_seat.items():
             seat = int(key)
             if seat in self.index and seat not in self.shown and isinstance(cards, list):

@@ -1,0 +1,96 @@
+"""Money situations the property test (tests/unit/test_money_properties.py) found broken, each
+shrunk to a deterministic hand: the engine's result, and pokerkit judging the exported hand
+strictly (rules 53, 58, 15-B, 65-A, 46, 55 of TDA 2019)."""
+
+from __future__ import annotations
+
+from tests.engine_helpers import Table
+from tests.money_judge import judge_completed_hands, pairs
+
+
+def _judged(table: Table) -> list[str]:
+    table.shuffle()  # the next hand: the last one is completed
+    return judge_completed_hands(pairs(table.out))
+
+
+def test_rule_58_heads_up_caller_folding_out_of_turn_before_the_option_is_judged() -> None:
+    table = Table(seats=(1, 2), button=2)
+    table.shuffle()
+    table.push(2, 50)
+    table.push(1, 100)
+    table.deal({2: ["Ah", "Kh"], 1: ["Qd", "Jd"]})
+    table.push(2, 250)  # one chip, no declaration: a call (rule 44)
+    table.fold(2)  # and mucks before the big blind's option: binding (58)
+    assert table.stacks() == {1: 10_100, 2: 9_900}
+    assert _judged(table) == ["hand 1: judged exactly"]
+
+
+def test_rule_58_caller_folding_out_of_turn_after_the_others_fold_is_judged() -> None:
+    table = Table(seats=(1, 2, 3), button=2)
+    table.shuffle()
+    table.push(3, 50)
+    table.push(1, 100)
+    table.deal({3: ["Ah", "Kh"], 1: ["Qd", "Jd"], 2: ["Ts", "Tc"]})
+    table.push(2, 250)  # the button: one chip, a call (rule 44)
+    table.fold(2)  # mucks out of turn while the small blind is to act (58)
+    table.fold(3)  # the small blind folds: the big blind wins
+    assert table.stacks() == {1: 10_150, 2: 9_900, 3: 9_950}
+    assert _judged(table) == ["hand 1: judged exactly"]
+
+
+def test_rule_15B_all_in_caller_discarding_its_cards_is_mucked_not_folded_in_the_file() -> None:
+    table = Table(seats=(1, 2, 3), button=2, stacks={1: 250, 2: 10_000, 3: 250})
+    table.shuffle()
+    table.push(3, 50)
+    table.push(1, 100)
+    table.deal({3: ["Ah", "Kh"], 1: ["Qd", "Jd"], 2: ["Ts", "Tc"]})
+    table.push(2, 100)  # the button calls
+    table.push(3, 100, 100)  # the small blind all-in for 250
+    table.push(1, 100, 50)  # the big blind calls all-in
+    table.fold(1)  # and throws its cards away: its 250 stay in (nothing uncalled)
+    table.push(2, 100, 50)  # the button calls
+    table.board("9d", "5s", "4c", burn="2d")
+    table.board("8h", burn="3d")
+    table.board("2s", burn="6d")
+    table.push_pot()
+    assert sum(table.stacks().values()) == 10_500
+    assert table.stacks()[1] == 0
+    assert _judged(table) == ["hand 1: judged exactly"]
+
+
+def test_rule_15B_caller_discarding_before_an_all_in_showdown_folds_in_the_file() -> None:
+    table = Table(seats=(1, 2, 3), button=2, stacks={1: 10_000, 2: 10_000, 3: 250})
+    table.shuffle()
+    table.push(3, 50)
+    table.push(1, 100)
+    table.deal({3: ["Ah", "Kh"], 1: ["Qd", "Jd"], 2: ["Ts", "Tc"]})
+    table.push(2, 100)  # the button calls
+    table.push(3, 100, 100)  # the small blind all-in for 250
+    table.push(1, 100, 50)  # the big blind calls
+    table.fold(1)  # and throws its cards away: its 250 stay in (nothing uncalled)
+    table.push(2, 100, 50)  # the button calls: the small blind is all in, the rest dead
+    table.board("9d", "5s", "4c", burn="2d")
+    table.board("8h", burn="3d")
+    table.board("2s", burn="6d")
+    table.push_pot()
+    assert table.stacks() == {1: 9_750, 2: 10_500, 3: 0}  # the tens win
+    assert _judged(table) == ["hand 1: judged exactly"]
+
+
+def test_campione_straddle_option_left_when_the_rest_are_all_in_or_folded_is_judged() -> None:
+    table = Table(
+        seats=(1, 2, 3), button=3, stacks={1: 200, 2: 10_000, 3: 10_000}, profile="campione"
+    )
+    table.shuffle()
+    table.push(1, 50)
+    table.push(2, 100)
+    table.push(3, 200)  # the house straddle, from the seat left of the big blind
+    table.deal({1: ["Ah", "Kh"], 2: ["Qd", "Jd"], 3: ["Ts", "Tc"]})
+    table.push(1, 100, 50)  # the small blind calls the straddle all in
+    table.fold(2)  # the big blind folds: the straddle is never asked (nothing to raise)
+    table.board("9d", "5s", "4c", burn="2d")
+    table.board("8h", burn="3d")
+    table.board("2s", burn="6d")
+    table.push_pot()
+    assert table.stacks()[1] == 0 and sum(table.stacks().values()) == 20_200 - 25
+    assert _judged(table) == ["hand 1: judged rake (Campione, Rake)"]
