@@ -1,4 +1,5 @@
-"""Engine checkpoints: the between-hands state as a plain JSON-able dict, and its restore."""
+"""Engine checkpoints: the table's state and the hand in progress (its `HandRecord`) as a plain
+JSON-able dict, and its restore."""
 
 from __future__ import annotations
 
@@ -7,15 +8,19 @@ import json
 from collections import OrderedDict
 from typing import Any
 
+from controller.engine import hand_record, hands
 from controller.engine.cards import CardMap
 from controller.engine.engine import Engine
+from controller.engine.hand import Hand
 from controller.engine.positions import Positions
 from controller.engine.state import Level, Staffer
 from kernel.errors import CheckpointError
 
-VERSION = 3
-#: 2: holds, penalties, away, staff, dealer, floor, early chips; 3: answered request ids
-KNOWN_VERSIONS = frozenset({2, 3})
+VERSION = 4
+#: 2: holds, penalties, away, staff, dealer, floor, early chips; 3: answered request ids;
+#: 4: the hand in progress (`hand`), the hole-card reads counted; the cards of the last
+#: hand, the card that started a hand, the blinds missed on a break (only when there are)
+KNOWN_VERSIONS = frozenset({2, 3, 4})
 
 
 def _level(level: Level) -> dict[str, Any]:
@@ -31,17 +36,13 @@ def _level(level: Level) -> dict[str, Any]:
 
 
 def checkpoint(engine: Engine) -> dict[str, Any]:
-    """Everything the engine carries from one hand to the next, as plain JSON values.
+    """Everything the engine carries from one input to the next, as plain JSON values.
 
-    Taken between hands only (no hand in progress): a hand's own state is not in it. With
+    Between hands, the table's state; during a hand, also the hand's record (`hand`). With
     the same registries and profile, `restore` of this dict into a fresh engine gives an
     engine that answers every later input exactly as this one does, `seq` and the next
     state publication included.
     """
-    if engine.hand is not None:
-        raise CheckpointError(
-            f"a checkpoint is taken between hands only (hand {engine.hand.number} in progress)"
-        )
     state: dict[str, Any] = {
         "version": VERSION,
         "table": engine.spec.table,
@@ -91,13 +92,32 @@ def checkpoint(engine: Engine) -> dict[str, Any]:
             "at": {chip: list(places) for chip, places in engine.chip_spots.at.items()},
             "values": dict(engine.chip_values),
         }
+    _table_extras(engine, state)
+    if engine.hand is not None:
+        state["hand"] = {"record": hand_record.to_json(hand_record.record_of(engine.hand))}
     # A plain dict of JSON values: what the journal writes is what `restore` gets back.
     result: dict[str, Any] = json.loads(json.dumps(state))
     return result
 
 
+def _table_extras(engine: Engine, state: dict[str, Any]) -> None:
+    """Version 4's table keys, each only when it holds something (older ones read as none)."""
+    if engine.last_hand_cards:  # a card of the hand just ended is no lift
+        state["last_hand_cards"] = sorted(engine.last_hand_cards)
+    if engine.lifted:  # the antenna of the card that started the hand
+        state["lifted"] = engine.lifted
+    # Hole-card changes so far: the dealing flow compares it with the count it last checked at.
+    state["hole_reads"] = engine.hole_reads
+    if engine.missed_blinds:  # a house break: blinds missed meanwhile
+        state["missed_blinds"] = {
+            str(n): [small, big] for n, (small, big) in engine.missed_blinds.items()
+        }
+
+
 def restore(engine: Engine, state: dict[str, Any]) -> None:
-    """Put a checkpoint's state into `engine` (built for the same table; no hand in progress).
+    """Put a checkpoint's state into `engine` (built for the same table; no hand in progress),
+    the hand in progress too: its betting and dealing are wired as when a hand starts, then
+    its record is loaded into them.
 
     Refuses (CheckpointError) an unknown `version`, another table or seat count, and a
     malformed dict.
@@ -167,6 +187,15 @@ def restore(engine: Engine, state: dict[str, Any]) -> None:
         if next_button is not None and next_button not in engine.seats:
             raise CheckpointError(f"checkpoint next_button {next_button!r} is not a seat")
         last_positions = Positions(**positions) if positions is not None else None
+        last_hand_cards = {str(c) for c in state.get("last_hand_cards", [])}
+        lifted = str(state.get("lifted", ""))
+        missed_blinds = {
+            int(n): (bool(small), bool(big))
+            for n, (small, big) in state.get("missed_blinds", {}).items()
+        }
+        saved_hand = state.get("hand")
+        record = hand_record.from_json(saved_hand["record"]) if saved_hand is not None else None
+        hole_reads = int(state.get("hole_reads", 0))
     except (KeyError, TypeError, ValueError, AttributeError) as exc:
         raise CheckpointError(f"checkpoint is malformed: {type(exc).__name__}: {exc}") from None
     for n, (player, stack, new, away) in players.items():
@@ -193,10 +222,31 @@ def restore(engine: Engine, state: dict[str, Any]) -> None:
     engine.chip_values = chip_values
     engine.hand = None
     engine.answered = answered
+    engine.last_hand_cards = last_hand_cards
+    engine.lifted = lifted
+    engine.missed_blinds = missed_blinds
+    engine.hole_reads = hole_reads
+    if record is not None:
+        _restore_hand(engine, record)
+    engine.seq = seq
     engine._last_state = last_state
     engine._dirty = last_state is None  # as a fresh engine: its first input publishes a state
     engine._pots_cache = (-1, [])
     engine._out = []
+
+
+def _restore_hand(engine: Engine, record: hand_record.HandRecord) -> None:
+    """The hand in progress: its facts, wired as a hand that starts, its record loaded."""
+    facts = record.facts
+    hand = Hand(**{f.name: getattr(facts, f.name) for f in dataclasses.fields(facts)})
+    engine.hand = hand
+    hands.wire(
+        engine,
+        hand,
+        missed=dict(record.start.missed),
+        event_heads_up=record.start.event_heads_up,
+    )
+    hand_record.load(hand.betting, hand.dealing, record)
 
 
 def _contents(at: dict[str, list[str]]) -> dict[str, list[str]]:

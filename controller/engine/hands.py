@@ -168,12 +168,23 @@ def _open(table: Table, pos: Positions, dealt_in: list[int], trigger: str) -> Ha
         started_at=None if table.epoch is None else round(table.epoch + table.t, 6),
     )
     hand.dealer = table.dealer.ref() if table.dealer else None
+    wire(table, hand, missed=_missed(table, dealt_in, pos), event_heads_up=level.event_heads_up)
+    if table.hand_for_hand:
+        assert hand.betting is not None
+        hand.betting.face_down = FaceDown.WAIT  # RP-8 F
+    return hand
+
+
+def wire(table: Table, hand: Hand, *, missed: dict[int, int], event_heads_up: bool) -> None:
+    """Give a hand its betting and dealing, wired to the table: as it starts, and as a
+    checkpoint restores it (whose record is then loaded into them)."""
+    level = hand.level
     straddle = table.profile.straddle
     hand.betting = HandBetting(
         emit=table,
         seats=dict(table.seats.items()),
-        dealt_in=dealt_in,
-        positions=pos,
+        dealt_in=hand.dealt_in,
+        positions=hand.positions,
         blinds=Blinds(level.small_blind, level.big_blind, level.ante, level.bb_ante),
         game=table.spec.game,
         settle_seconds=table.spec.settle_seconds,
@@ -182,13 +193,10 @@ def _open(table: Table, pos: Positions, dealt_in: list[int], trigger: str) -> Ha
         odd_unit=table.spec.odd_chip_unit,
         straddle_multiple=straddle.multiple if straddle else 0,
         profile=table.profile,
-        event_heads_up=level.event_heads_up,
-        missed=_missed(table, dealt_in, pos),
+        event_heads_up=event_heads_up,
+        missed=missed,
     )
-    if table.hand_for_hand:
-        hand.betting.face_down = FaceDown.WAIT  # RP-8 F
     hand.dealing = HandDealing(table, hand, hand.betting, table.spec.game)
-    return hand
 
 
 def _take_early_chips(table: Table, hand: Hand) -> None:

@@ -55,7 +55,7 @@ def test_checkpoint_restore_continues_exactly(tmp_path: Path) -> None:
     assert got and lines(got) == lines(want)
 
 
-def test_checkpoint_refuses_a_hand_in_progress_and_unknown_versions(tmp_path: Path) -> None:
+def test_checkpoint_refuses_unknown_versions_and_a_restore_over_a_hand(tmp_path: Path) -> None:
     config = make_config(tmp_path)
     engine = build_engine(config)
     for event in seat_players([(1, "A", 100), (2, "B", 100)], (1, 2, 0), button=2):
@@ -69,10 +69,18 @@ def test_checkpoint_refuses_a_hand_in_progress_and_unknown_versions(tmp_path: Pa
         restore(build_engine(config), {**state, "seat_count": 9})
     with pytest.raises(CheckpointError, match="malformed"):
         restore(build_engine(config), {**state, "seats": {str(n): {} for n in range(1, 7)}})
+    # Versions 2 and 3 had no version-4 keys: they restore as none of them.
+    older = {k: v for k, v in state.items() if k not in ("hole_reads", "hand")}
+    for version in (2, 3):
+        again = build_engine(config)
+        restore(again, {**older, "version": version})
+        assert {**checkpoint(again), "hole_reads": state["hole_reads"]} == state
     engine.apply(ButtonPress(1.0, "shuffler"))
     assert engine.hand is not None
-    with pytest.raises(CheckpointError, match="between hands only"):
-        checkpoint(engine)
+    mid_hand = checkpoint(engine)  # the hand in progress is in it
+    assert mid_hand["hand"]["record"]["facts"]["number"] == engine.hand.number
+    with pytest.raises(CheckpointError, match="hand in progress"):
+        restore(engine, state)
 
 
 def test_segments_rotate_between_hands_and_each_opens_with_a_checkpoint(tmp_path: Path) -> None:
