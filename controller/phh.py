@@ -229,14 +229,20 @@ class _Builder:
         self.mucked: set[int] = set()
         self.killed: dict[int, int] = {}  # dead hands still to fold in PHH -> street killed
         self.acted: dict[int, int] = {}  # player -> the level after its last action this round
-        forced = [i for i, b in enumerate(self.blinds) if b]
-        self.last_actor = max(forced) if forced else self.n - 1
+        self.last_actor = self._last_forced()
         self.folded: set[int] = set()
         self.allin: set[int] = set()
         # seat -> (where its last action is in `actions`, the level it faced, its total before)
         self.last_act: dict[int, tuple[int, int, int]] = {}
         # seat -> (street, chips) bound in by rule 53-B while the seat acts again
         self.committed: dict[int, tuple[int, int]] = {}
+
+    def _last_forced(self) -> int:
+        """The player whose forced bet the first actor follows: the largest blind or
+        straddle (the last of equal ones; heads-up the big blind is the first player), or
+        the button when no blind is in."""
+        forced = [(b, i) for i, b in enumerate(self.blinds) if b]
+        return max(forced)[1] if forced else self.n - 1
 
     # -- events ----------------------------------------------------------------------
 
@@ -255,8 +261,7 @@ class _Builder:
         self.level = max(self.level, self.totals[0][seat])
         if e.get("allin"):
             self.allin.add(seat)
-        forced = [j for j, b in enumerate(self.blinds) if b]
-        self.last_actor = max(forced) if forced else self.n - 1
+        self.last_actor = self._last_forced()
 
     def action(self, e: dict[str, Any]) -> None:
         seat = int(e["seat"])
@@ -622,6 +627,7 @@ class _Builder:
             return PhhHand(**base, text=None, problem=self.problem)
         for street, at in self.board_at.items():
             self.actions[at] = f"d db {''.join(self.board.get(street, []))}"
+        self.actions = _uncallable_raises_called(self.actions, starting, self.antes, self.blinds)
         deal = []
         for i, seat in enumerate(self.order):
             cards = hand.holecards.get(seat, [])
@@ -679,6 +685,41 @@ class _Builder:
             finishing_stacks=tuple(finishing),
             dealing_errors=tuple(self.errors),
         )
+
+
+def _uncallable_raises_called(
+    actions: Sequence[str], starting: Sequence[int], antes: Sequence[int], blinds: Sequence[int]
+) -> list[str]:
+    """A bet or raise no other hand still in can call beyond the bet it faces (each folded,
+    all in, or holding no more than that bet) is written as a call: its excess comes back
+    uncalled either way (15-B), and pokerkit refuses such a raise (PHH has no word for it).
+    The stacks are followed through the file's actions (player order, forced bets first)."""
+    n = len(starting)
+    stacks = [s - a - b for s, a, b in zip(starting, antes, blinds, strict=True)]
+    bets = list(blinds)
+    folded: set[int] = set()
+    out: list[str] = []
+    for line in actions:
+        parts = line.split()
+        if parts[:2] == ["d", "db"]:
+            bets = [0] * n
+        elif len(parts) >= 2 and parts[0][:1] == "p" and parts[0][1:].isdigit():
+            i = int(parts[0][1:]) - 1
+            level = max(bets)
+            if parts[1] == "f":
+                folded.add(i)
+            elif parts[1] in ("cc", "cbr"):
+                to = level if parts[1] == "cc" else int(parts[2])
+                callable_ = any(
+                    j != i and j not in folded and stacks[j] + bets[j] > level for j in range(n)
+                )
+                if parts[1] == "cbr" and not callable_:
+                    line, to = f"p{i + 1} cc", level
+                to = min(to, bets[i] + stacks[i])
+                stacks[i] -= to - bets[i]
+                bets[i] = to
+        out.append(line)
+    return out
 
 
 def _names_and_start(hand: HandMessages) -> tuple[dict[int, str], float | None]:

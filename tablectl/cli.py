@@ -477,10 +477,7 @@ def _sim_end(
                 f"last seq {p.seq}{which}{p.pace}",
                 flush=True,
             )
-    if run.printer is not None and not interrupted:
-        time.sleep(0.3)  # the last hand's messages reach the printer
-        with run.printer.lock:
-            print(run.printer.judge.summary(args.tables), flush=True)
+    _print_judged(run, args.tables, interrupted)
     if room is not None and not interrupted and played:
         run.say(room.summary(max(p.seq for p in played)))
         if args.tables > 1:
@@ -501,6 +498,14 @@ def _sim_end(
         run.live.summary(files, run.links)
     elif run.workdir is not None and args.keep_files:
         print(f"sim: files kept in {run.workdir}", flush=True)
+
+
+def _print_judged(run: _Run, tables: int, interrupted: bool) -> None:
+    """--json: pokerkit's count of the hands it judged (the view prints its own)."""
+    if run.printer is not None and not interrupted:
+        time.sleep(0.3)  # the last hand's messages reach the printer
+        with run.printer.lock:
+            print(run.printer.judge.summary(tables), flush=True)
 
 
 def _sim_public_keys(workdir: Path, configs: Sequence[Config]) -> Path:

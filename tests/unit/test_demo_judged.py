@@ -8,7 +8,6 @@ from __future__ import annotations
 import dataclasses
 import json
 from collections import Counter
-from collections.abc import Mapping, Sequence
 from typing import Any
 
 import pytest
@@ -22,16 +21,10 @@ from controller.simview import LiveView
 from sim.demo import demo_events
 from sim.mistakes import MISTAKES
 from sim.tables import DEFAULT_SIM_CONFIG
+from tests.pokerkit_known import known_engine_matter
 
 SEEDS = 40
 HANDS = 3
-#: Where the engine's money is not what pokerkit (and the rules) make of the hand; each is a
-#: known engine matter, reported, and counted here so that no other disagreement passes:
-#: - a big blind folding out of turn before acting gets back the part of its blind above
-#:   the small blind (15-B) while the others still call the whole blind;
-#: - an all-in hand folds out of turn (58), though rule 16 has an all-in hand tabled.
-BLIND_HANDED_BACK = "part of a folded big blind handed back"
-ALLIN_FOLDED = "an all-in hand folded out of turn"
 
 
 def _config(profile: str, game: str) -> Config:
@@ -50,28 +43,10 @@ def _messages(config: Config, seed: int, **kwargs: Any) -> list[tuple[str, dict[
     ]
 
 
-def known_engine_matter(events: Sequence[Mapping[str, Any]]) -> str | None:
-    """Which known engine matter (above) a hand shows, if any."""
-    acted: set[int] = set()
-    allin: set[int] = set()
-    for e in events:
-        kind, seat = e.get("type"), e.get("seat")
-        if kind == "action":
-            acted.add(int(seat or 0))
-            if e.get("action") == "allin":
-                allin.add(int(seat or 0))
-        elif kind == "uncalled_bet_returned":
-            if seat not in acted and e.get("rule") == "15-B":
-                return BLIND_HANDED_BACK
-            allin.discard(int(seat or 0))
-        elif kind == "out_of_turn" and e.get("action") == "fold" and seat in allin:
-            return ALLIN_FOLDED
-    return None
-
-
 def judged(game: str, **kwargs: Any) -> tuple[int, list[str], Counter[str]]:
     """Deal SEEDS demos of `game` (the profiles in turn) and judge every completed hand:
-    hands judged, the disagreements no known engine matter explains, the known ones."""
+    hands judged, the disagreements no known engine matter explains
+    (tests/pokerkit_known.py), the known ones."""
     judge = HandJudge()
     known: Counter[str] = Counter()
     unexplained = []
@@ -102,9 +77,7 @@ def test_pokerkit_agrees_on_every_hand_of_the_demo_as_shipped(game: str) -> None
 
 @pytest.mark.parametrize("game", GAMES)
 def test_pokerkit_agrees_on_every_demo_hand_with_a_dealing_error(game: str) -> None:
-    count, unexplained, known = judged(
-        game, errors=sorted(MISTAKES), error_every=1, clean_start=0
-    )
+    count, unexplained, known = judged(game, errors=sorted(MISTAKES), error_every=1, clean_start=0)
     assert count == SEEDS * HANDS
     assert unexplained == []
     assert sum(known.values()) <= count // 20, known  # the known engine matters stay rare

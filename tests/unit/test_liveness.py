@@ -9,7 +9,9 @@ pushes, folds, chips taken back, the floor's badge, players away, time passing; 
 random draw is supplied as the daemon does) under every rule profile. After every step the
 trace so far is replayed into a fresh engine and `tests/liveness_finisher.py` must finish
 the hand with legal inputs. At the end of each run, no text published named a card that was
-not public at that moment (`tests/card_leaks.py`).
+not public at that moment (`tests/card_leaks.py`), and pokerkit replays every hand the run
+completed, and the one it left in progress once finished, to the engine's result
+(controller/phh_verdict.py; docs/phh.md).
 
 CI runs `LIVENESS_EXAMPLES` examples (default 200); the nightly run sets the environment
 variable `TABLECTL_LIVENESS_EXAMPLES=100000` (docs/testing.md).
@@ -18,6 +20,7 @@ variable `TABLECTL_LIVENESS_EXAMPLES=100000` (docs/testing.md).
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from typing import Any
 
 from hypothesis import HealthCheck, settings
@@ -27,11 +30,13 @@ from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, pr
 from controller.draws import DrawRequests
 from controller.engine import Engine, EngineSpec
 from controller.engine.antennas import antenna
+from controller.phh_verdict import HandJudge
 from controller.rules.profiles import PROFILES
 from kernel.inputs import Badge, ButtonPress, Event, TagIn, TagOut, Tick
 from tests.card_leaks import leaks
 from tests.engine_helpers import ev
-from tests.liveness_finisher import FLOOR_UID, complete_hand, free_card
+from tests.liveness_finisher import FLOOR_UID, complete_hand, finish_with_the_floor, free_card
+from tests.pokerkit_known import known_engine_matter
 
 LIVENESS_EXAMPLES = int(os.environ.get("TABLECTL_LIVENESS_EXAMPLES", "200"))
 STEPS = int(os.environ.get("TABLECTL_LIVENESS_STEPS", "40"))
@@ -41,6 +46,27 @@ KINDS = ("check", "call", "raise", "allin", "fold", "small")
 
 def _spec(profile: str) -> EngineSpec:
     return EngineSpec(table="t01", room="test", seats=9, profile=profile)
+
+
+def pokerkit_disagrees(profile: str, trace: Sequence[Event]) -> list[str]:
+    """pokerkit's verdict on every hand the trace completes, the hand it leaves in progress
+    finished first (tests/liveness_finisher.py), each from the state just before it: the
+    hands pokerkit does not replay to the engine's result."""
+    engine = Engine(_spec(profile))
+    messages = [m for event in trace for m in engine.apply(event)]
+    if engine.hand is not None:
+        messages += finish_with_the_floor(engine, trace) or []  # stuck: the invariant says so
+    judge = HandJudge()
+    hands: dict[int, list[dict[str, Any]]] = {}
+    for m in messages:
+        if m.topic == "events":
+            hands.setdefault(int(m.payload.get("hand") or 0), []).append(m.payload)
+        judge.see("t01", m.topic, m.payload)
+    return [
+        f"hand {hand}: {why}"
+        for _t, hand, why in judge.disagreed
+        if known_engine_matter(hands[hand]) is None  # reported to the engine's owners
+    ]
 
 
 class DealingMachine(RuleBasedStateMachine):
@@ -231,6 +257,7 @@ class DealingMachine(RuleBasedStateMachine):
     def teardown(self) -> None:
         """No text of the run named a card that was not public (hole cards were dealt)."""
         assert leaks(self.published) == []
+        assert pokerkit_disagrees(self.profile, self.trace) == []
 
     @invariant()
     def the_hand_can_be_finished(self) -> None:
