@@ -229,8 +229,7 @@ class _Builder:
         self.mucked: set[int] = set()
         self.killed: dict[int, int] = {}  # dead hands still to fold in PHH -> street killed
         self.acted: dict[int, int] = {}  # player -> the level after its last action this round
-        forced = [i for i, b in enumerate(self.blinds) if b]
-        self.last_actor = max(forced) if forced else self.n - 1
+        self.last_actor = self._last_forced()
         self.folded: set[int] = set()
         self.allin: set[int] = set()
         # seat -> (where its last action is in `actions`, the level it faced, its total before)
@@ -255,8 +254,15 @@ class _Builder:
         self.level = max(self.level, self.totals[0][seat])
         if e.get("allin"):
             self.allin.add(seat)
+        self.last_actor = self._last_forced()
+
+    def _last_forced(self) -> int:
+        """The player who acts last on the first round as the forced bets leave it: the big
+        blind (heads-up player 1, the button acting first) or the straddle."""
         forced = [j for j, b in enumerate(self.blinds) if b]
-        self.last_actor = max(forced) if forced else self.n - 1
+        if self.n == 2 and forced:
+            return 0
+        return max(forced) if forced else self.n - 1
 
     def action(self, e: dict[str, Any]) -> None:
         seat = int(e["seat"])

@@ -94,3 +94,15 @@ def test_campione_straddle_option_left_when_the_rest_are_all_in_or_folded_is_jud
     table.push_pot()
     assert table.stacks()[1] == 0 and sum(table.stacks().values()) == 20_200 - 25
     assert _judged(table) == ["hand 1: judged rake (Campione, Rake)"]
+
+
+def test_rule_15B_big_blind_folding_out_of_turn_gets_no_part_of_its_blind_back() -> None:
+    table = Table(seats=(1, 2), button=1)
+    table.shuffle()
+    table.push(1, 50)
+    table.push(2, 100)
+    table.deal({1: ["Ah", "Kh"], 2: ["Qd", "Jd"]})
+    table.fold(2)  # the big blind mucks before the small blind acts: binding (58)
+    assert table.events("uncalled_bet_returned") == []  # a blind is no bet it made (15-B)
+    assert table.stacks() == {1: 10_100, 2: 9_900}
+    assert _judged(table) == ["hand 1: judged exactly"]
