@@ -351,10 +351,6 @@ class _Builder:
         at, faced, _before = self.last_act[seat]
         totals = self.totals[self.street]
         kept = totals[seat] - amount
-        if at == len(self.actions) - 1:
-            totals[seat] = kept
-            self._fold_where_it_acted(i)
-            return True
         totals[seat] = kept
         self.level = max([kept, *(t for s, t in totals.items() if s != seat)])
         self.acted[i] = kept

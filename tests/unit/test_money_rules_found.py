@@ -106,3 +106,27 @@ def test_rule_15B_big_blind_folding_out_of_turn_gets_no_part_of_its_blind_back()
     assert table.events("uncalled_bet_returned") == []  # a blind is no bet it made (15-B)
     assert table.stacks() == {1: 10_100, 2: 9_900}
     assert _judged(table) == ["hand 1: judged exactly"]
+
+
+def test_rule_15B_raiser_mucking_with_a_short_all_in_behind_keeps_the_side_pot() -> None:
+    table = Table(seats=(1, 2, 3, 4), button=4, stacks={1: 10_000, 2: 10_000, 3: 10_000, 4: 50})
+    table.shuffle()
+    table.push(1, 50)
+    table.push(2, 100)
+    table.deal({1: ["Ah", "Kh"], 2: ["7d", "6d"], 3: ["9s", "9c"], 4: ["Ks", "Qh"]})
+    table.push(3, 100, 100, 100)  # raise to 300
+    table.fold(3)  # mucked before anyone acts: 200 back, the 100 called by the blind stays
+    table.push(4, 50)  # the button all in for 50
+    table.push(1, 50)
+    table.button("check")
+    table.board("Qc", "Js", "Jh", burn="2d")
+    for card, burn in (("Jc", "3d"), ("Th", "4d")):
+        table.button("check")
+        table.button("check")
+        table.board(card, burn=burn)
+    table.button("check")
+    table.button("check")
+    table.push_pot()
+    # Seat 4's full house wins the main pot (4 x 50), seat 1's straight the side pot (3 x 50).
+    assert table.stacks() == {1: 10_050, 2: 9_900, 3: 9_900, 4: 200}
+    assert _judged(table) == ["hand 1: judged exactly"]
