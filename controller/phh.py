@@ -483,13 +483,18 @@ class _Builder:
         self.board[street] = [str(c) for c in e.get("cards", [])]
 
     def tabled(self, cards_by_seat: Mapping[str, Any]) -> None:
-        self._fold_dead_callers()
+        able = [s for s in self.order if s not in self.folded and s not in self.allin]
+        if len(able) > 1:
+            # In the file a dead hand still has chips to bet with beside the player still in:
+            # betting would go on, so it folds where it called.
+            self._fold_dead_callers()
         self._close_round()
         for i in sorted(self.killed):
             seat = self.order[i]
-            if seat in self.allin and seat not in self.shown:
-                # An all-in hand killed or discarded (15-B, 65-A): its chips stay in; in the
-                # file it mucks at the all-in showdown.
+            if seat not in self.shown and (seat in self.allin or len(able) <= 1):
+                # A hand killed or discarded (15-B, 65-A) with no betting left to it: its
+                # chips stay in, in every pot they reach; in the file it mucks at the all-in
+                # showdown.
                 self.shown.add(seat)
                 del self.killed[i]
                 self.actions.append(f"p{i + 1} sm")

@@ -130,3 +130,24 @@ def test_rule_15B_raiser_mucking_with_a_short_all_in_behind_keeps_the_side_pot()
     # Seat 4's full house wins the main pot (4 x 50), seat 1's straight the side pot (3 x 50).
     assert table.stacks() == {1: 10_050, 2: 9_900, 3: 9_900, 4: 200}
     assert _judged(table) == ["hand 1: judged exactly"]
+
+
+def test_rule_15B_caller_discarding_before_a_short_all_in_calls_keeps_every_side_pot() -> None:
+    stacks = {1: 10_000, 2: 150, 3: 10_000, 4: 250}
+    table = Table(seats=(1, 2, 3, 4), button=4, stacks=stacks)
+    table.shuffle()
+    table.push(1, 50)
+    table.push(2, 100)
+    table.deal({1: ["Ah", "Kh"], 2: ["Ks", "Qh"], 3: ["7d", "6d"], 4: ["9s", "9c"]})
+    table.fold(3)
+    table.push(4, 100, 100, 50)  # the button all in for 250
+    table.push(1, 100, 100)  # the small blind calls
+    table.fold(1)  # and throws its cards away before the big blind acts: its 250 stay in
+    table.push(2, 50)  # the big blind calls all in for 150
+    table.board("Qc", "Js", "Jh", burn="2d")
+    table.board("Jc", burn="3d")
+    table.board("Th", burn="4d")
+    table.push_pot()
+    # Seat 2's full house wins the main pot (3 x 150), seat 4 the side pot (2 x 100).
+    assert table.stacks() == {1: 9_750, 2: 450, 3: 10_000, 4: 200}
+    assert _judged(table) == ["hand 1: judged exactly"]
