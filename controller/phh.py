@@ -236,6 +236,10 @@ class _Builder:
         self.last_act: dict[int, tuple[int, int, int]] = {}
         # seat -> (street, chips) bound in by rule 53-B while the seat acts again
         self.committed: dict[int, tuple[int, int]] = {}
+        # An all-in tabling with only dead hands able to bet: their folds and the shows wait
+        # for the next street (`_dead_hands_fold_then_show`).
+        self.deferred = False
+        self.shows: list[str] = []
 
     # -- events ----------------------------------------------------------------------
 
@@ -480,29 +484,48 @@ class _Builder:
             self.level = 0
             self.last_actor = self.n - 1
             self.acted = {}
+            if self.deferred:
+                self._dead_hands_fold_then_show()
         self.board[street] = [str(c) for c in e.get("cards", [])]
+
+    def _dead_hands_fold_then_show(self) -> None:
+        """The street after an all-in tabling where only dead hands could still bet in the
+        file: they fold first to act, then the tabled hands are shown."""
+        for i in sorted(self.killed):
+            if self.order[i] not in self.allin:
+                self._fold_dead(i)
+        self.actions += self.shows
+        self.shows = []
+        self.deferred = False
 
     def tabled(self, cards_by_seat: Mapping[str, Any]) -> None:
         able = [s for s in self.order if s not in self.folded and s not in self.allin]
-        if len(able) > 1:
+        if len(able) > 1 and self.street < 3 and all(self.index[s] in self.killed for s in able):
+            # Only dead hands have chips left to bet with in the file: they fold as the next
+            # street opens (pokerkit deals it, they are first to act), the hands are shown then.
+            self.deferred = True
+        elif len(able) > 1:
             # In the file a dead hand still has chips to bet with beside the player still in:
             # betting would go on, so it folds where it called.
             self._fold_dead_callers()
         self._close_round()
         for i in sorted(self.killed):
             seat = self.order[i]
-            if seat not in self.shown and (seat in self.allin or len(able) <= 1):
+            if seat not in self.shown and (seat in self.allin or len(able) <= 1) and not (
+                self.deferred and seat not in self.allin
+            ):
                 # A hand killed or discarded (15-B, 65-A) with no betting left to it: its
                 # chips stay in, in every pot they reach; in the file it mucks at the all-in
                 # showdown.
                 self.shown.add(seat)
                 del self.killed[i]
-                self.actions.append(f"p{i + 1} sm")
+                (self.shows if self.deferred else self.actions).append(f"p{i + 1} sm")
         for key, cards in cards_by_seat.items():
             seat = int(key)
             if seat in self.index and seat not in self.shown and isinstance(cards, list):
                 self.shown.add(seat)
-                self.actions.append(f"p{self.index[seat] + 1} sm {''.join(cards)}")
+                line = f"p{self.index[seat] + 1} sm {''.join(cards)}"
+                (self.shows if self.deferred else self.actions).append(line)
 
     def showdown(self, events: Sequence[dict[str, Any]], at: int) -> None:
         """River showdown: every live hand shows (cards from the awards) or mucks, in order."""

@@ -151,3 +151,25 @@ def test_rule_15B_caller_discarding_before_a_short_all_in_calls_keeps_every_side
     # Seat 2's full house wins the main pot (3 x 150), seat 4 the side pot (2 x 100).
     assert table.stacks() == {1: 9_750, 2: 450, 3: 10_000, 4: 200}
     assert _judged(table) == ["hand 1: judged exactly"]
+
+
+def test_rule_58_two_callers_folding_out_of_turn_before_two_short_all_ins_are_judged() -> None:
+    stacks = {1: 150, 2: 300, 3: 10_000, 4: 10_000}
+    table = Table(seats=(1, 2, 3, 4), button=4, stacks=stacks)
+    table.shuffle()
+    table.push(1, 50)
+    table.push(2, 100)
+    table.deal({1: ["Ks", "Qh"], 2: ["9s", "9c"], 3: ["Ah", "Kh"], 4: ["7d", "6d"]})
+    table.push(3, 100, 100, 100)  # raise to 300
+    table.push(4, 100, 100, 100)  # called
+    table.fold(3)  # both muck out of turn before the blinds act: their 300 stay in (58)
+    table.fold(4)
+    table.push(1, 100)  # the small blind all in for 150
+    table.push(2, 100, 100)  # the big blind all in for 300
+    table.board("Qc", "Js", "Jh", burn="2d")
+    table.board("Jc", burn="3d")
+    table.board("Th", burn="4d")
+    table.push_pot()
+    # Seat 1's full house wins the main pot (4 x 150); seat 2 the side pot (3 x 150).
+    assert table.stacks() == {1: 600, 2: 450, 3: 9_700, 4: 9_700}
+    assert _judged(table) == ["hand 1: judged exactly"]
