@@ -414,7 +414,8 @@ class _Builder:
         """The round ends: a dead hand whose turn was due folds before it does, and a player
         still in who has not acted in the opened round (the big blind's or the straddle's
         option, the rest all in or folded: the table does not ask it) checks."""
-        opened = bool(self.acted)
+        # A dead hand folding opens the round in the file as much as an action does.
+        opened = bool(self.acted) or any(self._due(i) for i in self.killed)
         out = {self.index[s] for s in self.folded | self.allin if s in self.index}
         for k in range(1, self.n + 1):
             i = (self.last_actor + k) % self.n

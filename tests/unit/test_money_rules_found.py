@@ -173,3 +173,21 @@ def test_rule_58_two_callers_folding_out_of_turn_before_two_short_all_ins_are_ju
     # Seat 1's full house wins the main pot (4 x 150); seat 2 the side pot (3 x 150).
     assert table.stacks() == {1: 600, 2: 450, 3: 9_700, 4: 9_700}
     assert _judged(table) == ["hand 1: judged exactly"]
+
+
+def test_rule_58_fold_before_the_flop_with_one_player_left_to_bet_is_judged() -> None:
+    table = Table(seats=(1, 2, 3), button=3, stacks={1: 10_000, 2: 10_000, 3: 150})
+    table.shuffle()
+    table.push(1, 50)
+    table.push(2, 100)
+    table.deal({1: ["Ah", "Kh"], 2: ["9s", "9c"], 3: ["Ks", "Qh"]})
+    table.push(3, 100, 50)  # the button all in for 150
+    table.push(1, 100)  # called
+    table.push(2, 50)  # called: the betting is over
+    table.fold(1)  # the small blind mucks before the flop: its 150 stay in (58)
+    table.board("Qc", "Js", "Jh", burn="2d")
+    table.board("Jc", burn="3d")
+    table.board("Th", burn="4d")
+    table.push_pot()
+    assert table.stacks() == {1: 9_850, 2: 9_850, 3: 450}
+    assert _judged(table) == ["hand 1: judged exactly"]
