@@ -356,6 +356,7 @@ class _Builder:
         totals = self.totals[self.street]
         kept = totals[seat] - amount
         totals[seat] = kept
+        self.allin.discard(seat)  # chips came back: it is not all in
         self.level = max([kept, *(t for s, t in totals.items() if s != seat)])
         self.acted[i] = kept
         self.actions[at] = f"p{i + 1} cc" if kept <= faced else f"p{i + 1} cbr {kept}"

@@ -191,3 +191,16 @@ def test_rule_58_fold_before_the_flop_with_one_player_left_to_bet_is_judged() ->
     table.push_pot()
     assert table.stacks() == {1: 9_850, 2: 9_850, 3: 450}
     assert _judged(table) == ["hand 1: judged exactly"]
+
+
+def test_rule_15B_all_in_declared_then_discarded_heads_up_is_judged() -> None:
+    table = Table(seats=(1, 2), button=1)
+    table.shuffle()
+    table.push(1, 50)
+    table.push(2, 100)
+    table.deal({1: ["Ah", "Kh"], 2: ["Qd", "Jd"]})
+    table.button("allin", seat=1)  # the button declares all in
+    table.push(1, 250)
+    table.fold(1)  # and mucks before the big blind acts: the uncalled part comes back
+    assert table.stacks() == {1: 9_900, 2: 10_100}
+    assert _judged(table) == ["hand 1: judged exactly"]
