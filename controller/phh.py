@@ -491,26 +491,37 @@ class _Builder:
         self.board[street] = [str(c) for c in e.get("cards", [])]
 
     def _dead_hands_fold_then_show(self) -> None:
-        """The street after an all-in tabling where only dead hands could still bet in the
-        file: they fold first to act, then the tabled hands are shown."""
-        for i in sorted(self.killed):
-            if self.order[i] not in self.allin:
+        """The street after an all-in tabling where dead hands could still bet in the file:
+        in turn they fold and the player still able to bet checks; then the tabled hands are
+        shown."""
+        for i in range(self.n):
+            seat = self.order[i]
+            if seat in self.allin or seat in self.folded:
+                continue
+            if i in self.killed:
                 self._fold_dead(i)
+            else:
+                self.actions.append(f"p{i + 1} cc")
         self.actions += self.shows
         self.shows = []
         self.deferred = False
 
+    def _able(self) -> list[int]:
+        """The seats in the file still able to bet: not folded, not all in."""
+        return [s for s in self.order if s not in self.folded and s not in self.allin]
+
     def tabled(self, cards_by_seat: Mapping[str, Any]) -> None:
-        able = [s for s in self.order if s not in self.folded and s not in self.allin]
-        if len(able) > 1 and self.street < 3 and all(self.index[s] in self.killed for s in able):
-            # Only dead hands have chips left to bet with in the file: they fold as the next
-            # street opens (pokerkit deals it, they are first to act), the hands are shown then.
-            self.deferred = True
-        elif len(able) > 1:
+        if self.street == 3 and len(self._able()) > 1:
             # In the file a dead hand still has chips to bet with beside the player still in:
             # betting would go on, so it folds where it called.
             self._fold_dead_callers()
         self._close_round()
+        able = self._able()
+        if len(able) > 1 and self.street < 3:
+            # Dead hands have chips left to bet with in the file: they fold as the next street
+            # opens (pokerkit deals it and waits for their turn), the player still able to
+            # bet checks, and the hands are shown then.
+            self.deferred = True
         for i in sorted(self.killed):
             seat = self.order[i]
             if seat not in self.shown and (seat in self.allin or len(able) <= 1) and not (

@@ -204,3 +204,24 @@ def test_rule_15B_all_in_declared_then_discarded_heads_up_is_judged() -> None:
     table.fold(1)  # and mucks before the big blind acts: the uncalled part comes back
     assert table.stacks() == {1: 9_900, 2: 10_100}
     assert _judged(table) == ["hand 1: judged exactly"]
+
+
+def test_rule_58_caller_folding_out_of_turn_beside_one_player_and_all_ins_keeps_side_pots() -> None:
+    stacks = {1: 150, 2: 10_000, 3: 10_000, 4: 300}
+    table = Table(seats=(1, 2, 3, 4), button=4, stacks=stacks)
+    table.shuffle()
+    table.push(1, 50)
+    table.push(2, 100)
+    table.deal({1: ["Ks", "Qh"], 2: ["Ah", "Kh"], 3: ["7d", "6d"], 4: ["9s", "9c"]})
+    table.push(3, 100, 100, 100)  # raise to 300
+    table.push(4, 100, 100, 100)  # the button calls all in
+    table.fold(3)  # the raiser mucks out of turn: its 300, called, stay in (58)
+    table.push(1, 100)  # the small blind all in for 150
+    table.push(2, 100, 100)  # the big blind calls: the only one left able to bet
+    table.board("Qc", "Js", "Jh", burn="2d")
+    table.board("Jc", burn="3d")
+    table.board("Th", burn="4d")
+    table.push_pot()
+    # Seat 1's full house wins the main pot (4 x 150), seat 4's the side pot (3 x 150).
+    assert table.stacks() == {1: 600, 2: 9_700, 3: 9_700, 4: 450}
+    assert _judged(table) == ["hand 1: judged exactly"]
