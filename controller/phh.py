@@ -236,6 +236,10 @@ class _Builder:
         self.last_act: dict[int, tuple[int, int, int]] = {}
         # seat -> (street, chips) bound in by rule 53-B while the seat acts again
         self.committed: dict[int, tuple[int, int]] = {}
+        # An all-in tabling with only dead hands able to bet: their folds and the shows wait
+        # for the next street (`_dead_hands_fold_then_show`).
+        self.deferred = False
+        self.shows: list[str] = []
 
     def _last_forced(self) -> int:
         """The player whose forced bet the first actor follows: the largest blind or
@@ -350,12 +354,8 @@ class _Builder:
         at, faced, _before = self.last_act[seat]
         totals = self.totals[self.street]
         kept = totals[seat] - amount
-        self.allin.discard(seat)  # chips came back: the seat is no longer all in
-        if at == len(self.actions) - 1:
-            totals[seat] = kept
-            self._fold_where_it_acted(i)
-            return True
         totals[seat] = kept
+        self.allin.discard(seat)  # chips came back: it is not all in
         self.level = max([kept, *(t for s, t in totals.items() if s != seat)])
         self.acted[i] = kept
         self.actions[at] = f"p{i + 1} cc" if kept <= faced else f"p{i + 1} cbr {kept}"
@@ -414,7 +414,8 @@ class _Builder:
         """The round ends: a dead hand whose turn was due folds before it does, and a player
         still in who has not acted in the opened round (the big blind's or the straddle's
         option, the rest all in or folded: the table does not ask it) checks."""
-        opened = bool(self.acted)
+        # A dead hand folding opens the round in the file as much as an action does.
+        opened = bool(self.acted) or any(self._due(i) for i in self.killed)
         out = {self.index[s] for s in self.folded | self.allin if s in self.index}
         for k in range(1, self.n + 1):
             i = (self.last_actor + k) % self.n
@@ -493,24 +494,59 @@ class _Builder:
             self.level = 0
             self.last_actor = self.n - 1
             self.acted = {}
+            if self.deferred:
+                self._dead_hands_fold_then_show()
         self.board[street] = [str(c) for c in e.get("cards", [])]
 
+    def _dead_hands_fold_then_show(self) -> None:
+        """The street after an all-in tabling where dead hands could still bet in the file:
+        in turn they fold and the player still able to bet checks; then the tabled hands are
+        shown."""
+        for i in range(self.n):
+            seat = self.order[i]
+            if seat in self.allin or seat in self.folded:
+                continue
+            if i in self.killed:
+                self._fold_dead(i)
+            else:
+                self.actions.append(f"p{i + 1} cc")
+        self.actions += self.shows
+        self.shows = []
+        self.deferred = False
+
+    def _able(self) -> list[int]:
+        """The seats in the file still able to bet: not folded, not all in."""
+        return [s for s in self.order if s not in self.folded and s not in self.allin]
+
     def tabled(self, cards_by_seat: Mapping[str, Any]) -> None:
-        self._fold_dead_callers()
+        if self.street == 3 and len(self._able()) > 1:
+            # In the file a dead hand still has chips to bet with beside the player still in:
+            # betting would go on, so it folds where it called.
+            self._fold_dead_callers()
         self._close_round()
+        able = self._able()
+        if len(able) > 1 and self.street < 3:
+            # Dead hands have chips left to bet with in the file: they fold as the next street
+            # opens (pokerkit deals it and waits for their turn), the player still able to
+            # bet checks, and the hands are shown then.
+            self.deferred = True
         for i in sorted(self.killed):
             seat = self.order[i]
-            if seat in self.allin and seat not in self.shown:
-                # An all-in hand killed or discarded (15-B, 65-A): its chips stay in; in the
-                # file it mucks at the all-in showdown.
+            if seat not in self.shown and (seat in self.allin or len(able) <= 1) and not (
+                self.deferred and seat not in self.allin
+            ):
+                # A hand killed or discarded (15-B, 65-A) with no betting left to it: its
+                # chips stay in, in every pot they reach; in the file it mucks at the all-in
+                # showdown.
                 self.shown.add(seat)
                 del self.killed[i]
-                self.actions.append(f"p{i + 1} sm")
+                (self.shows if self.deferred else self.actions).append(f"p{i + 1} sm")
         for key, cards in cards_by_seat.items():
             seat = int(key)
             if seat in self.index and seat not in self.shown and isinstance(cards, list):
                 self.shown.add(seat)
-                self.actions.append(f"p{self.index[seat] + 1} sm {''.join(cards)}")
+                line = f"p{self.index[seat] + 1} sm {''.join(cards)}"
+                (self.shows if self.deferred else self.actions).append(line)
 
     def showdown(self, events: Sequence[dict[str, Any]], at: int) -> None:
         """River showdown: every live hand shows (cards from the awards) or mucks, in order."""

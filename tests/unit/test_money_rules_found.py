@@ -94,3 +94,134 @@ def test_campione_straddle_option_left_when_the_rest_are_all_in_or_folded_is_jud
     table.push_pot()
     assert table.stacks()[1] == 0 and sum(table.stacks().values()) == 20_200 - 25
     assert _judged(table) == ["hand 1: judged rake (Campione, Rake)"]
+
+
+def test_rule_15B_big_blind_folding_out_of_turn_gets_no_part_of_its_blind_back() -> None:
+    table = Table(seats=(1, 2), button=1)
+    table.shuffle()
+    table.push(1, 50)
+    table.push(2, 100)
+    table.deal({1: ["Ah", "Kh"], 2: ["Qd", "Jd"]})
+    table.fold(2)  # the big blind mucks before the small blind acts: binding (58)
+    assert table.events("uncalled_bet_returned") == []  # a blind is no bet it made (15-B)
+    assert table.stacks() == {1: 10_100, 2: 9_900}
+    assert _judged(table) == ["hand 1: judged exactly"]
+
+
+def test_rule_15B_raiser_mucking_with_a_short_all_in_behind_keeps_the_side_pot() -> None:
+    table = Table(seats=(1, 2, 3, 4), button=4, stacks={1: 10_000, 2: 10_000, 3: 10_000, 4: 50})
+    table.shuffle()
+    table.push(1, 50)
+    table.push(2, 100)
+    table.deal({1: ["Ah", "Kh"], 2: ["7d", "6d"], 3: ["9s", "9c"], 4: ["Ks", "Qh"]})
+    table.push(3, 100, 100, 100)  # raise to 300
+    table.fold(3)  # mucked before anyone acts: 200 back, the 100 called by the blind stays
+    table.push(4, 50)  # the button all in for 50
+    table.push(1, 50)
+    table.button("check")
+    table.board("Qc", "Js", "Jh", burn="2d")
+    for card, burn in (("Jc", "3d"), ("Th", "4d")):
+        table.button("check")
+        table.button("check")
+        table.board(card, burn=burn)
+    table.button("check")
+    table.button("check")
+    table.push_pot()
+    # Seat 4's full house wins the main pot (4 x 50), seat 1's straight the side pot (3 x 50).
+    assert table.stacks() == {1: 10_050, 2: 9_900, 3: 9_900, 4: 200}
+    assert _judged(table) == ["hand 1: judged exactly"]
+
+
+def test_rule_15B_caller_discarding_before_a_short_all_in_calls_keeps_every_side_pot() -> None:
+    stacks = {1: 10_000, 2: 150, 3: 10_000, 4: 250}
+    table = Table(seats=(1, 2, 3, 4), button=4, stacks=stacks)
+    table.shuffle()
+    table.push(1, 50)
+    table.push(2, 100)
+    table.deal({1: ["Ah", "Kh"], 2: ["Ks", "Qh"], 3: ["7d", "6d"], 4: ["9s", "9c"]})
+    table.fold(3)
+    table.push(4, 100, 100, 50)  # the button all in for 250
+    table.push(1, 100, 100)  # the small blind calls
+    table.fold(1)  # and throws its cards away before the big blind acts: its 250 stay in
+    table.push(2, 50)  # the big blind calls all in for 150
+    table.board("Qc", "Js", "Jh", burn="2d")
+    table.board("Jc", burn="3d")
+    table.board("Th", burn="4d")
+    table.push_pot()
+    # Seat 2's full house wins the main pot (3 x 150), seat 4 the side pot (2 x 100).
+    assert table.stacks() == {1: 9_750, 2: 450, 3: 10_000, 4: 200}
+    assert _judged(table) == ["hand 1: judged exactly"]
+
+
+def test_rule_58_two_callers_folding_out_of_turn_before_two_short_all_ins_are_judged() -> None:
+    stacks = {1: 150, 2: 300, 3: 10_000, 4: 10_000}
+    table = Table(seats=(1, 2, 3, 4), button=4, stacks=stacks)
+    table.shuffle()
+    table.push(1, 50)
+    table.push(2, 100)
+    table.deal({1: ["Ks", "Qh"], 2: ["9s", "9c"], 3: ["Ah", "Kh"], 4: ["7d", "6d"]})
+    table.push(3, 100, 100, 100)  # raise to 300
+    table.push(4, 100, 100, 100)  # called
+    table.fold(3)  # both muck out of turn before the blinds act: their 300 stay in (58)
+    table.fold(4)
+    table.push(1, 100)  # the small blind all in for 150
+    table.push(2, 100, 100)  # the big blind all in for 300
+    table.board("Qc", "Js", "Jh", burn="2d")
+    table.board("Jc", burn="3d")
+    table.board("Th", burn="4d")
+    table.push_pot()
+    # Seat 1's full house wins the main pot (4 x 150); seat 2 the side pot (3 x 150).
+    assert table.stacks() == {1: 600, 2: 450, 3: 9_700, 4: 9_700}
+    assert _judged(table) == ["hand 1: judged exactly"]
+
+
+def test_rule_58_fold_before_the_flop_with_one_player_left_to_bet_is_judged() -> None:
+    table = Table(seats=(1, 2, 3), button=3, stacks={1: 10_000, 2: 10_000, 3: 150})
+    table.shuffle()
+    table.push(1, 50)
+    table.push(2, 100)
+    table.deal({1: ["Ah", "Kh"], 2: ["9s", "9c"], 3: ["Ks", "Qh"]})
+    table.push(3, 100, 50)  # the button all in for 150
+    table.push(1, 100)  # called
+    table.push(2, 50)  # called: the betting is over
+    table.fold(1)  # the small blind mucks before the flop: its 150 stay in (58)
+    table.board("Qc", "Js", "Jh", burn="2d")
+    table.board("Jc", burn="3d")
+    table.board("Th", burn="4d")
+    table.push_pot()
+    assert table.stacks() == {1: 9_850, 2: 9_850, 3: 450}
+    assert _judged(table) == ["hand 1: judged exactly"]
+
+
+def test_rule_15B_all_in_declared_then_discarded_heads_up_is_judged() -> None:
+    table = Table(seats=(1, 2), button=1)
+    table.shuffle()
+    table.push(1, 50)
+    table.push(2, 100)
+    table.deal({1: ["Ah", "Kh"], 2: ["Qd", "Jd"]})
+    table.button("allin", seat=1)  # the button declares all in
+    table.push(1, 250)
+    table.fold(1)  # and mucks before the big blind acts: the uncalled part comes back
+    assert table.stacks() == {1: 9_900, 2: 10_100}
+    assert _judged(table) == ["hand 1: judged exactly"]
+
+
+def test_rule_58_caller_folding_out_of_turn_beside_one_player_and_all_ins_keeps_side_pots() -> None:
+    stacks = {1: 150, 2: 10_000, 3: 10_000, 4: 300}
+    table = Table(seats=(1, 2, 3, 4), button=4, stacks=stacks)
+    table.shuffle()
+    table.push(1, 50)
+    table.push(2, 100)
+    table.deal({1: ["Ks", "Qh"], 2: ["Ah", "Kh"], 3: ["7d", "6d"], 4: ["9s", "9c"]})
+    table.push(3, 100, 100, 100)  # raise to 300
+    table.push(4, 100, 100, 100)  # the button calls all in
+    table.fold(3)  # the raiser mucks out of turn: its 300, called, stay in (58)
+    table.push(1, 100)  # the small blind all in for 150
+    table.push(2, 100, 100)  # the big blind calls: the only one left able to bet
+    table.board("Qc", "Js", "Jh", burn="2d")
+    table.board("Jc", burn="3d")
+    table.board("Th", burn="4d")
+    table.push_pot()
+    # Seat 1's full house wins the main pot (4 x 150), seat 4's the side pot (3 x 150).
+    assert table.stacks() == {1: 600, 2: 9_700, 3: 9_700, 4: 450}
+    assert _judged(table) == ["hand 1: judged exactly"]

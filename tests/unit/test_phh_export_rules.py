@@ -85,9 +85,10 @@ def test_rule_58_raiser_folding_out_of_turn_is_written_with_its_called_part_only
     _checks_to_the_end(table, 3)
     _phh, data = _judged(table)
     actions = [a for a in data["actions"] if not a.startswith("d ")]
-    # No one acted after the raise: it folds there, the 100 it left in as its dead money.
-    assert actions[:2] == ["p3 f", "p4 cc"]
-    assert data["antes"] == [0, 0, 100, 0]
+    # The 100 the big blind matched stays in: written as its call; it folds at its next turn.
+    assert actions[:2] == ["p3 cc", "p4 cc"]
+    assert "p3 f" in actions
+    assert data["antes"] == [0, 0, 0, 0]
 
 
 def test_rule_58_raiser_folding_out_of_turn_then_all_fold_to_the_big_blind() -> None:

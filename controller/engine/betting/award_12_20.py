@@ -47,7 +47,9 @@ def award(hb: HandChips, t: float, reason: str) -> bool:
     hb.phase = Phase.COMPLETE
     hb.round = None
     back = uncalled(hb.contrib, hb.live)
-    if back is not None:
+    if back is not None and back[0] in hb.live:
+        # A hand gone from the pot got back its uncalled bet as it left (15-B, 65-A): what
+        # it has in beyond the others now is its blind, a forced bet, dead in the pot.
         seat, amount = back
         hb.contrib[seat] -= amount
         hb.seats[seat].stack += amount

@@ -14,7 +14,10 @@ def return_uncalled(hb: HandChips, seat: int, rule: str) -> None:
     if hb.phase != Phase.BETTING or rnd is None:
         return
     others = max((b for s, b in rnd.bets.items() if s != seat), default=0)
-    back = rnd.bets[seat] - others
+    # Only a bet or raise the player made is returned (15-B): its blind (or straddle) on the
+    # first round is a forced bet, dead in the pot.
+    forced = hb.posted[seat] if hb.street_i == 0 else 0
+    back = rnd.bets[seat] - max(others, forced)
     if back <= 0:
         return
     rnd.bets[seat] -= back
