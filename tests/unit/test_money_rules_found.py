@@ -4,7 +4,7 @@ strictly (rules 53, 58, 15-B, 65-A, 46, 55 of TDA 2019)."""
 
 from __future__ import annotations
 
-from tests.engine_helpers import Table
+from tests.engine_helpers import Table, ev
 from tests.money_judge import judge_completed_hands, pairs
 
 
@@ -224,4 +224,75 @@ def test_rule_58_caller_folding_out_of_turn_beside_one_player_and_all_ins_keeps_
     table.push_pot()
     # Seat 1's full house wins the main pot (4 x 150), seat 4's the side pot (3 x 150).
     assert table.stacks() == {1: 600, 2: 9_700, 3: 9_700, 4: 450}
+    assert _judged(table) == ["hand 1: judged exactly"]
+
+
+def test_rule_16_called_all_in_hand_reaching_the_muck_stays_live_and_calls_the_floor() -> None:
+    # Rule 16: "No player who is either all-in or has called all betting action may muck
+    # his or her hand without tabling." The all-in big blind, called, throws its cards
+    # away before the board: no fold. It stays live, wins on its read cards, and the floor
+    # is called to have the hand retrieved and tabled.
+    table = Table(seats=(1, 2, 3), button=2, stacks={1: 250, 2: 10_000, 3: 10_000})
+    table.shuffle()
+    table.push(3, 50)
+    table.push(1, 100)
+    table.deal({3: ["7h", "2c"], 1: ["As", "Ad"], 2: ["Ts", "Tc"]})
+    table.push(2, 100, 100, 50)  # the button raises to 250
+    table.push(3, 100, 100)  # the small blind calls
+    table.push(1, 100, 50)  # the big blind calls all in
+    table.fold(1)  # and its cards reach the muck
+    floor = [a for a in table.alerts() if a.get("rule") == "16"]
+    assert floor and floor[0]["type"] == "floor_needed" and floor[0]["severity"] == "critical"
+    assert table.events("out_of_turn") == []  # no binding fold (58)
+    assert len(floor) == 1  # once, not once per card
+    table.board("9d", "5s", "4c", burn="2d")
+    table.button("check", seat=3)
+    table.button("check", seat=2)
+    table.board("8h", burn="3d")
+    table.button("check", seat=3)
+    table.button("check", seat=2)
+    table.board("2s", burn="6d")
+    table.button("check", seat=3)
+    table.button("check", seat=2)
+    table.push_pot()
+    assert table.stacks()[1] == 750  # the aces take the main pot (3 x 250)
+    assert sum(table.stacks().values()) == 20_250
+    assert _judged(table) == ["hand 1: judged exactly"]
+
+
+def test_rule_15B_uncalled_all_in_discarded_is_out_with_its_uncalled_part_back() -> None:
+    # The other side of rule 16: an all-in bet nobody has called yet, then the cards to the
+    # muck, is 15-B's (the uncalled part back, the hand out), not a live all-in hand.
+    table = Table(seats=(1, 2), button=1, stacks={1: 600, 2: 10_000})
+    table.shuffle()
+    table.push(1, 50)
+    table.push(2, 100)
+    table.deal({1: ["As", "Ad"], 2: ["Qd", "Jd"]})
+    table.push(1, 500, 50)  # the button all in for 600
+    table.fold(1)  # mucks before the big blind acts
+    assert [a for a in table.alerts() if a.get("rule") == "16"] == []
+    assert table.stacks() == {1: 500, 2: 10_100}
+    assert _judged(table) == ["hand 1: judged exactly"]
+
+
+def test_rule_30_two_hands_killed_fold_in_the_file_clockwise_from_the_last_actor() -> None:
+    # The small blind and the button were not at the table for the deal (rule 30): both
+    # hands are killed, the small blind first. In the file they fold when their turns come,
+    # the button before the small blind (pokerkit refused the small blind folding first).
+    table = Table(seats=(1, 2, 3, 4), button=4)
+    table.do(ev(t=table.step(), event="command", name="away", seat=4, away=True))
+    table.do(ev(t=table.step(), event="command", name="away", seat=1, away=True))
+    table.shuffle()
+    table.push(1, 50)
+    table.push(2, 100)
+    table.deal({1: ["2c", "As"], 2: ["Ah", "Ad"], 3: ["Ac", "Ks"], 4: ["Kh", "Kd"]})
+    assert sorted(e["seat"] for e in table.events("hand_killed")) == [1, 4]
+    table.push(3, 100)  # the one player left to act calls
+    table.button("check", seat=2)
+    for street in (("Qs", "Qh", "Qd"), ("Js",), ("Jd",)):
+        table.board(*street, burn="2d" if len(street) == 3 else None)
+        table.button("check", seat=2)
+        table.button("check", seat=3)
+    table.push_pot()
+    assert table.stacks() == {1: 9_950, 2: 10_150, 3: 9_900, 4: 10_000}
     assert _judged(table) == ["hand 1: judged exactly"]
