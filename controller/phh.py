@@ -405,7 +405,8 @@ class _Builder:
         """A dead hand (hand_killed) folds in PHH when its turn comes: before the next actor
         whose turn comes after it, clockwise from the last actor (PHH has no fold out of
         turn; the table's rules keep its chips in the pot either way)."""
-        for i in list(self.killed):
+        # Clockwise from the last actor, not in the order the hands were killed.
+        for i in sorted(self.killed, key=lambda k: (k - self.last_actor) % self.n):
             gap = (i - self.last_actor) % self.n
             if 0 < gap < (actor - self.last_actor) % self.n and self._due(i):
                 self._fold_dead(i)

@@ -7,6 +7,7 @@ import dataclasses
 from collections.abc import Callable
 
 from controller.engine.betting import (
+    allin_live_16,
     award_12_20,
     check_55,
     fold_58,
@@ -549,6 +550,8 @@ class HandBetting(BettingRecord):
             else:
                 self.emit.event("action", seat=seat, action="fold", amount=action.total, rule=None)
             self.after_change(t)
+            return
+        if allin_live_16.allin_hand_to_muck(self, seat):
             return
         fold_58.fold_out_of_turn(self, t, seat)
 

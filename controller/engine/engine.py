@@ -98,7 +98,7 @@ class Engine(Table):
             or any(p.needs_floor for p in pending)
             or FOULED_DECK_HOLD in self.holds
             or bool(self.betting is not None and self.betting.undercalls)  # 51-B
-            or bool(self.betting is not None and self.betting.muck_disputed)  # 13-C
+            or bool(self.betting is not None and self.betting.muck_disputed)  # 13-C, 16
         )
         return lamps
 

@@ -93,8 +93,14 @@ INDEX: tuple[Entry, ...] = (
     ),
     Entry(
         "16",
-        "Face up for all-ins once betting is complete; a tabled hand stays live",
-        (f"{_RULE}.tabled_16:maybe_table", f"{_BET}.showdown", f"{_BET}.fold"),
+        "Face up for all-ins once betting is complete; a tabled or called all-in hand stays "
+        "live (its cards reaching the muck call the floor)",
+        (
+            f"{_RULE}.tabled_16:maybe_table",
+            f"{_BET}.showdown",
+            f"{_BET}.fold",
+            f"{_RULE}.allin_live_16:allin_hand_to_muck",
+        ),
     ),
     Entry(
         "17-A",

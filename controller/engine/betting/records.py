@@ -108,7 +108,7 @@ class BettingRecord:
     tabled: bool = False  # rule 16
     shown: set[int] = field(default_factory=set)
     face_down: FaceDown = FaceDown.OFF  # RP-8 F, hand-for-hand
-    muck_disputed: set[int] = field(default_factory=set)  # 13-C: the floor is called
+    muck_disputed: set[int] = field(default_factory=set)  # 13-C, 16: the floor is called
     river_aggressor: int | None = None
     last_aggressor: int | None = None  # the hand's last bet or raise, any street
     straddle_seat: int | None = None
