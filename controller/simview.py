@@ -113,18 +113,22 @@ class JudgingPrinter:
     def __call__(self, topic: str, payload: bytes) -> None:
         raw_printer(topic, payload)
         table, kind = split_topic(self.single, topic)
-        if kind not in ("state", "events"):
-            return
-        try:
-            message = json.loads(payload)
-        except ValueError:
-            return
-        if not isinstance(message, dict):
+        message = _json_object(payload) if kind in ("state", "events") else None
+        if message is None:
             return
         with self.lock:
             verdict = self.judge.see(table, kind, message)
         if verdict is not None:
             print(f"pokerkit   {table} hand {message.get('hand')}: {verdict}", flush=True)
+
+
+def _json_object(payload: bytes) -> dict[str, Any] | None:
+    """A message's JSON object, or None for anything else (never raises on bad input)."""
+    try:
+        message = json.loads(payload)
+    except ValueError:
+        return None
+    return message if isinstance(message, dict) else None
 
 
 def money(value: Any) -> str:
@@ -207,11 +211,8 @@ class LiveView:
         tally = self.tables.get(table)
         if tally is None or kind not in ("state", "events", "alerts"):
             return
-        try:
-            message = json.loads(payload)
-        except ValueError:
-            return
-        if not isinstance(message, dict):
+        message = _json_object(payload)
+        if message is None:
             return
         with self.lock:
             if kind == "state":

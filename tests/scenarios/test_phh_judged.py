@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -13,26 +12,9 @@ from controller.journal import read_trace_file
 from controller.phh import build_phh, split_hands
 from controller.phh_judge import hand_figures, judge
 from controller.replay import build_engine, drive_segments
-from kernel.messages import EVENTS
 from tablectl.cli import trace_headers
+from tests.money_judge import starting_stacks
 from tests.scenarios.test_replay import CONFIG, TRACES
-
-
-def _starting(messages: list[tuple[str, dict[str, Any]]], hand: int) -> dict[int, int]:
-    """Each seat's stack in the last `state` published before the hand started."""
-    stacks: dict[int, int] = {}
-    for topic, payload in messages:
-        if topic == "state":
-            stacks = {
-                int(s): int(v["stack"])
-                for s, v in payload.get("seats", {}).items()
-                if isinstance(v, dict) and isinstance(v.get("stack"), int)
-            }
-        elif topic == EVENTS and payload.get("type") == "hand_started" and (
-            payload.get("hand") == hand
-        ):
-            return stacks
-    return stacks
 
 
 def judged_hands(trace: Path) -> list[str]:
@@ -53,7 +35,7 @@ def judged_hands(trace: Path) -> list[str]:
         if phh.text is None:
             out.append(f"hand {hand.hand}: not written ({phh.problem})")
             continue
-        start = _starting(messages, hand.hand)
+        start = starting_stacks(messages, hand.hand)
         odd, rake = hand_figures(hand.events)
         verdict = judge(
             phh.text,
