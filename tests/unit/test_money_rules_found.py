@@ -4,8 +4,11 @@ strictly (rules 53, 58, 15-B, 65-A, 46, 55 of TDA 2019)."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from tests.engine_helpers import Table
 from tests.money_judge import judge_completed_hands, pairs
+from tests.unit.test_money_properties import MoneyMachine
 
 
 def _judged(table: Table) -> list[str]:
@@ -224,4 +227,41 @@ def test_rule_58_caller_folding_out_of_turn_beside_one_player_and_all_ins_keeps_
     table.push_pot()
     # Seat 1's full house wins the main pot (4 x 150), seat 4's the side pot (3 x 150).
     assert table.stacks() == {1: 600, 2: 9_700, 3: 9_700, 4: 450}
+    assert _judged(table) == ["hand 1: judged exactly"]
+
+
+def _machine(**setup: Any) -> MoneyMachine:
+    machine = MoneyMachine()
+    machine.setup(**{"short": False, "straddle": False, "level": "plain", **setup})
+    return machine
+
+
+def _machine_judged(machine: MoneyMachine) -> list[str]:
+    machine.finish()
+    return judge_completed_hands(machine.messages)
+
+
+def test_rule_53B_seat_bound_all_in_out_of_turn_is_all_in_in_turn_in_the_file() -> None:
+    m = _machine(players=5, button=1, profile="campione", game="nlhe")
+    m.allin_button(seat=1)  # the button declares all in
+    m.rule_15B_bettor_discards(kind="raise")  # UTG calls (one chip) and mucks (58)
+    # the big blind pushes all in out of turn past the cutoff: 53-B, the cutoff calls, the
+    # button and the small blind push, the big blind's binding chips are all it has
+    m.rule_53A_out_of_turn(kind="allin", offset=3, then="check")
+    verdicts = _machine_judged(m)
+    stacks = {s: int(v["stack"]) for s, v in m.seats().items() if int(s) <= 5}
+    assert stacks == {"1": 20_037, "2": 0, "3": 0, "4": 9_900, "5": 20_038}
+    assert verdicts == ["hand 1: judged rake (Campione, Rake)"]
+
+
+def test_rule_58_called_raiser_folding_before_the_flop_folds_on_an_unseen_flop() -> None:
+    table = Table(seats=(1, 2), button=1)
+    table.shuffle()
+    table.push(1, 50)
+    table.push(2, 100)
+    table.deal({1: ["Ah", "Kh"], 2: ["Qd", "Jd"]})
+    table.push(1, 100, 100, 50)  # the button raises to 300
+    table.push(2, 100, 100)  # called: the round is over
+    table.fold(1)  # the raiser mucks before the flop: binding (58), the big blind wins
+    assert table.stacks() == {1: 9_700, 2: 10_300}
     assert _judged(table) == ["hand 1: judged exactly"]
