@@ -481,6 +481,7 @@ class _Builder:
         if not self.killed:
             return
         self._fold_dead_callers()
+        self._drop_checks_after_the_last_fold()
         out = {self.index[s] for s in self.folded | self.allin if s in self.index}
         if self.killed and self.street < 3 and self._round_closed(out):
             self._unseen_street()
@@ -501,6 +502,21 @@ class _Builder:
                 # A folded hand has no turn left in this round: the player still in bets or
                 # raises (returned uncalled when they fold), so that they fold in it.
                 self._opens_again(turn)
+
+    def _drop_checks_after_the_last_fold(self) -> None:
+        """Dead hands folded where they called: a check written after them, when only one
+        hand is left in the file, has no turn (the hand is over there): it is dropped."""
+        folded: set[str] = set()
+        for at, line in enumerate(self.actions):
+            player, _, word = line.partition(" ")
+            if word == "f":
+                folded.add(player)
+            elif self.n - len(folded) == 1 and word == "cc" and line.startswith("p"):
+                left = [k for k, a in enumerate(self.actions[at:]) if a.startswith("p")]
+                if all(self.actions[at + k].endswith(" cc") for k in left):
+                    for k in reversed(left):
+                        del self.actions[at + k]
+                return
 
     def _round_closed(self, out: set[int]) -> bool:
         """Every hand still in the file, dead or not, has acted at the level of a round that

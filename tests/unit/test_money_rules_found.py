@@ -265,3 +265,18 @@ def test_rule_58_called_raiser_folding_before_the_flop_folds_on_an_unseen_flop()
     table.fold(1)  # the raiser mucks before the flop: binding (58), the big blind wins
     assert table.stacks() == {1: 9_700, 2: 10_300}
     assert _judged(table) == ["hand 1: judged exactly"]
+
+
+def test_rule_58_two_callers_folding_out_of_turn_leave_the_big_blind_no_check_in_the_file() -> None:
+    table = Table(seats=(1, 2, 3), button=3)
+    table.shuffle()
+    table.push(1, 50)
+    table.push(2, 100)
+    table.deal({1: ["Ah", "Kh"], 2: ["Qd", "Jd"], 3: ["Ts", "Tc"]})
+    table.push(3, 100)  # the button calls
+    table.push(1, 50)  # the small blind calls
+    table.fold(1)  # and mucks out of turn (58)
+    table.button("check")  # the big blind checks: the round is over
+    table.fold(3)  # the button mucks before the flop (58): the big blind wins
+    assert table.stacks() == {1: 9_900, 2: 10_200, 3: 9_900}
+    assert _judged(table) == ["hand 1: judged exactly"]
