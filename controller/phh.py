@@ -213,6 +213,7 @@ class _Builder:
         self.problem: str | None = None
         self.awarded = False
         self.raked = 0  # the house's rake, as the pots' `pot_awarded` say
+        self.award_cards: dict[int, list[str]] = {}  # seat -> its cards, as the awards show
         self._reset_deal()
 
     def _reset_deal(self) -> None:
@@ -301,7 +302,8 @@ class _Builder:
         elif kind in ("check", "call") or (kind == "allin" and amount <= self.level):
             self.committed.pop(seat, None)
             word = "cc"
-            totals[seat] = amount if kind != "check" else totals[seat]
+            # A check by a seat whose binding chips (53-B) are the level: they are its call.
+            totals[seat] = amount if kind != "check" else max(totals[seat], amount)
         else:
             self.committed.pop(seat, None)
             word = f"cbr {amount}"
@@ -483,12 +485,13 @@ class _Builder:
         self._fold_dead_callers()
         self._drop_checks_after_the_last_fold()
         out = {self.index[s] for s in self.folded | self.allin if s in self.index}
-        if self.killed and self.street < 3 and self._round_closed(out):
-            self._unseen_street()
         turn = self.last_actor
-        for _ in range(2 * self.n):
+        for _ in range(3 * self.n):
             if not self.killed:
                 return
+            if self.street < 3 and self._round_closed(out):
+                self._unseen_street()
+                turn = self.last_actor
             turn = (turn + 1) % self.n
             if turn in out:
                 continue
@@ -611,6 +614,9 @@ class _Builder:
                 (self.shows if self.deferred else self.actions).append(f"p{i + 1} sm")
         for key, cards in cards_by_seat.items():
             seat = int(key)
+            if isinstance(cards, list) and not cards:
+                # Tabled without its cards read: the cards the award names, if any.
+                cards = self.award_cards.get(seat, [])
             if seat in self.index and seat not in self.shown and isinstance(cards, list):
                 self.shown.add(seat)
                 line = f"p{self.index[seat] + 1} sm {''.join(cards)}"
@@ -644,6 +650,13 @@ class _Builder:
     def build(self) -> PhhHand:
         events = self.hand.events
         money = _Money(self.order)
+        self.award_cards = {
+            int(key): [str(c) for c in shown["cards"]]
+            for e in events
+            if e.get("type") == "pot_awarded"
+            for key, shown in (e.get("showdown") or {}).items()
+            if isinstance(shown, dict) and isinstance(shown.get("cards"), list)
+        }
         for at, e in enumerate(events):
             if self.out_of_turn_money(e):
                 continue
