@@ -213,6 +213,7 @@ class _Builder:
         self.problem: str | None = None
         self.awarded = False
         self.raked = 0  # the house's rake, as the pots' `pot_awarded` say
+        self.award_cards: dict[int, list[str]] = {}  # seat -> its cards, as the awards show
         self._reset_deal()
 
     def _reset_deal(self) -> None:
@@ -272,6 +273,7 @@ class _Builder:
         kind = str(e["action"])
         amount = int(e.get("amount") or 0)
         i = self.index[seat]
+        self._bound_before(i)
         self._kills_before(i)
         self.last_act[seat] = (len(self.actions), self.level, self.totals[self.street][seat])
         self.acted[i] = max(self.level, amount)
@@ -300,7 +302,8 @@ class _Builder:
         elif kind in ("check", "call") or (kind == "allin" and amount <= self.level):
             self.committed.pop(seat, None)
             word = "cc"
-            totals[seat] = amount if kind != "check" else totals[seat]
+            # A check by a seat whose binding chips (53-B) are the level: they are its call.
+            totals[seat] = amount if kind != "check" else max(totals[seat], amount)
         else:
             self.committed.pop(seat, None)
             word = f"cbr {amount}"
@@ -381,6 +384,30 @@ class _Builder:
         if last:
             self.last_actor = self._previous_actor(at)
 
+    def _bound_before(self, actor: int) -> None:
+        """A seat bound by 53-B to act again whose turn the table passed (its binding chips
+        were all it had: all in): in the file its binding chips are its action, in turn."""
+        for seat, (street, bound) in list(self.committed.items()):
+            i = self.index[seat]
+            gap = (i - self.last_actor) % self.n
+            if street == self.street and 0 < gap < (actor - self.last_actor) % self.n:
+                self._kills_before(i)
+                self._bound_acts(i, bound)
+
+    def _bound_acts(self, i: int, bound: int) -> None:
+        """The 53-B seat's binding chips written as its bet or call (it is all in)."""
+        seat = self.order[i]
+        del self.committed[seat]
+        totals = self.totals[self.street]
+        self.last_act[seat] = (len(self.actions), self.level, totals[seat])
+        word = f"cbr {bound}" if bound > self.level else "cc"
+        self.acted[i] = max(self.level, bound)
+        totals[seat] = bound
+        self.level = max(self.level, bound)
+        self.allin.add(seat)
+        self.actions.append(f"p{i + 1} {word}")
+        self.last_actor = i
+
     def _previous_actor(self, at: int) -> int:
         """The player of the last action before position `at` that was a player's."""
         for line in reversed(self.actions[:at]):
@@ -418,9 +445,13 @@ class _Builder:
         # A dead hand folding opens the round in the file as much as an action does.
         opened = bool(self.acted) or any(self._due(i) for i in self.killed)
         out = {self.index[s] for s in self.folded | self.allin if s in self.index}
+        start = self.last_actor
         for k in range(1, self.n + 1):
-            i = (self.last_actor + k) % self.n
-            if i in self.killed:
+            i = (start + k) % self.n
+            bound = self.committed.get(self.order[i])
+            if bound is not None and bound[0] == self.street:
+                self._bound_acts(i, bound[1])
+            elif i in self.killed:
                 if self._due(i):
                     self._fold_dead(i)
             elif opened and i not in out and self.acted.get(i, -1) < self.level:
@@ -453,11 +484,15 @@ class _Builder:
         if not self.killed:
             return
         self._fold_dead_callers()
+        self._drop_checks_after_the_last_fold()
         out = {self.index[s] for s in self.folded | self.allin if s in self.index}
         turn = self.last_actor
-        for _ in range(2 * self.n):
+        for _ in range(3 * self.n):
             if not self.killed:
                 return
+            if self.street < 3 and self._round_closed(out):
+                self._unseen_street()
+                turn = self.last_actor
             turn = (turn + 1) % self.n
             if turn in out:
                 continue
@@ -471,6 +506,42 @@ class _Builder:
                 # A folded hand has no turn left in this round: the player still in bets or
                 # raises (returned uncalled when they fold), so that they fold in it.
                 self._opens_again(turn)
+
+    def _drop_checks_after_the_last_fold(self) -> None:
+        """Dead hands folded where they called: a check written after them, when only one
+        hand is left in the file, has no turn (the hand is over there): it is dropped."""
+        folded: set[str] = set()
+        for at, line in enumerate(self.actions):
+            player, _, word = line.partition(" ")
+            if word == "f":
+                folded.add(player)
+            elif self.n - len(folded) == 1 and word == "cc" and line.startswith("p"):
+                left = [k for k, a in enumerate(self.actions[at:]) if a.startswith("p")]
+                if all(self.actions[at + k].endswith(" cc") for k in left):
+                    for k in reversed(left):
+                        del self.actions[at + k]
+                return
+
+    def _round_closed(self, out: set[int]) -> bool:
+        """Every hand still in the file, dead or not, has acted at the level of a round that
+        was opened: in the file the betting round is over."""
+        if not self.acted or self.n - len(out) < 2:
+            return False
+        return all(
+            self.acted.get(i, -1) >= self.level and self.killed.get(i, self.street) == self.street
+            for i in range(self.n)
+            if i not in out
+        )
+
+    def _unseen_street(self) -> None:
+        """The round closed before the hands still to fold left (58 after the last call): in
+        the file the next street comes, its cards unseen (the table dealt none), and they
+        fold on it in turn."""
+        self.street += 1
+        self.actions.append("d db " + UNKNOWN * (3 if self.street == 1 else 1))
+        self.level = 0
+        self.last_actor = self.n - 1
+        self.acted = {}
 
     def _opens_again(self, turn: int) -> None:
         """The player still in bets (or raises) so that every hand still to fold has a turn:
@@ -544,6 +615,9 @@ class _Builder:
                 (self.shows if self.deferred else self.actions).append(f"p{i + 1} sm")
         for key, cards in cards_by_seat.items():
             seat = int(key)
+            if isinstance(cards, list) and not cards:
+                # Tabled without its cards read: the cards the award names, if any.
+                cards = self.award_cards.get(seat, [])
             if seat in self.index and seat not in self.shown and isinstance(cards, list):
                 self.shown.add(seat)
                 line = f"p{self.index[seat] + 1} sm {''.join(cards)}"
@@ -577,6 +651,13 @@ class _Builder:
     def build(self) -> PhhHand:
         events = self.hand.events
         money = _Money(self.order)
+        self.award_cards = {
+            int(key): [str(c) for c in shown["cards"]]
+            for e in events
+            if e.get("type") == "pot_awarded"
+            for key, shown in (e.get("showdown") or {}).items()
+            if isinstance(shown, dict) and isinstance(shown.get("cards"), list)
+        }
         for at, e in enumerate(events):
             if self.out_of_turn_money(e):
                 continue

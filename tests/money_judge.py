@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from controller.phh import build_phh, split_hands
@@ -36,9 +37,14 @@ def starting_stacks(messages: Messages, hand: int) -> dict[int, int]:
     return stacks
 
 
-def judge_completed_hands(messages: Messages) -> list[str]:
+Known = Callable[[Sequence[Mapping[str, Any]]], str | None]
+
+
+def judge_completed_hands(messages: Messages, known: Known | None = None) -> list[str]:
     """Export every completed hand of `messages` to PHH and have pokerkit judge it strictly;
-    the verdicts (a hand PHH cannot hold is named with its reason)."""
+    the verdicts (a hand PHH cannot hold is named with its reason). `known` names, from a
+    hand's events, a known gap a failing hand may show (its verdict says so); else any
+    failure raises."""
     out = []
     for hand in split_hands(messages):
         if not any(e.get("type") == "hand_completed" for e in hand.events):
@@ -58,6 +64,10 @@ def judge_completed_hands(messages: Messages) -> list[str]:
                 rake=rake,
             )
         except Exception as exc:
+            gap = known(hand.events) if known is not None else None
+            if gap is not None:
+                out.append(f"hand {hand.hand}: known gap, {gap}")
+                continue
             raise AssertionError(f"hand {hand.hand}: {exc}\n{phh.text}") from exc
         out.append(f"hand {hand.hand}: judged {', '.join(verdict.allowances) or 'exactly'}")
     return out

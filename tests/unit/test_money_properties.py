@@ -25,11 +25,13 @@ finished by legal dealer, player and floor inputs (`tests/liveness_finisher.py`:
 that can never finish fails). `MoneyMachine` also exports every completed hand to PHH and
 has pokerkit judge it (`controller/phh_judge.judge`, named allowances only) from the real
 starting stacks; the failures it found are regression tests in
-tests/unit/test_money_rules_found.py. It still finds exports pokerkit refuses (dead hands
-of rules 53-B and 58 in fixed-limit and straddled hands, a 53-B hand's starting stack), so
-it runs only with `TABLECTL_MONEY_JUDGE=1`; `ChipsMachine` (no judge) always runs.
+tests/unit/test_money_rules_found.py. A hand pokerkit still refuses fails the run unless its
+events show one of the gaps named in tests/money_known.py (a short all-in big blind called
+in full, a fixed-limit short all-in re-opening the betting: the rules and pokerkit differ),
+each recognised narrowly.
 
-CI runs `MONEY_EXAMPLES` examples (default 600, about 20 s, some 2,000 completed hands);
+CI runs `MONEY_EXAMPLES` examples of each machine (default 600: about 20 s without the judge,
+about 35 s with it; some 2,000 completed hands);
 set `TABLECTL_MONEY_EXAMPLES` for more.
 """
 
@@ -52,6 +54,7 @@ from kernel.messages import EVENTS
 from tests.engine_helpers import ev
 from tests.liveness_finisher import FLOOR_UID, LivenessFinisher, _play_to_the_end, free_card
 from tests.money_judge import Messages, judge_completed_hands
+from tests.money_known import known_money_gap
 
 MONEY_EXAMPLES = int(os.environ.get("TABLECTL_MONEY_EXAMPLES", "600"))
 STEPS = int(os.environ.get("TABLECTL_MONEY_STEPS", "30"))
@@ -455,7 +458,7 @@ class MoneyMachine(RuleBasedStateMachine):
     def teardown(self) -> None:
         self.finish()
         if self.judged:
-            judge_completed_hands(self.messages)
+            judge_completed_hands(self.messages, known_money_gap)
 
 
 class ChipsMachine(MoneyMachine):
@@ -478,9 +481,10 @@ MoneyMachine.TestCase.settings = SETTINGS
 ChipsMachine.TestCase.settings = SETTINGS
 test_money_every_hand_finishes_and_no_chip_is_created_or_lost = ChipsMachine.TestCase
 
-# The strict judge of every completed hand still finds PHH exports pokerkit refuses (see
-# the module's docstring): run with TABLECTL_MONEY_JUDGE=1 until they are fixed.
+# Judged by default when run on its own (600 examples, every gap named); in the whole fast
+# suite the same examples did not finish in time (under investigation), so the suite runs it
+# only with TABLECTL_MONEY_JUDGE=1.
 test_money_every_completed_hand_is_judged_by_pokerkit = pytest.mark.skipif(
     os.environ.get("TABLECTL_MONEY_JUDGE") != "1",
-    reason="open PHH export gaps the judge finds; set TABLECTL_MONEY_JUDGE=1 to run",
+    reason="set TABLECTL_MONEY_JUDGE=1 to run the strict judge of every completed hand",
 )(MoneyMachine.TestCase)

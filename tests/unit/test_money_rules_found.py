@@ -4,8 +4,11 @@ strictly (rules 53, 58, 15-B, 65-A, 46, 55 of TDA 2019)."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from tests.engine_helpers import Table, ev
 from tests.money_judge import judge_completed_hands, pairs
+from tests.unit.test_money_properties import MoneyMachine
 
 
 def _judged(table: Table) -> list[str]:
@@ -296,3 +299,98 @@ def test_rule_30_two_hands_killed_fold_in_the_file_clockwise_from_the_last_actor
     table.push_pot()
     assert table.stacks() == {1: 9_950, 2: 10_150, 3: 9_900, 4: 10_000}
     assert _judged(table) == ["hand 1: judged exactly"]
+def _machine(**setup: Any) -> MoneyMachine:
+    machine = MoneyMachine()
+    machine.setup(**{"short": False, "straddle": False, "level": "plain", **setup})
+    return machine
+
+
+def _machine_judged(machine: MoneyMachine) -> list[str]:
+    machine.finish()
+    return judge_completed_hands(machine.messages)
+
+
+def test_rule_53B_seat_bound_all_in_out_of_turn_is_all_in_in_turn_in_the_file() -> None:
+    m = _machine(players=5, button=1, profile="campione", game="nlhe")
+    m.allin_button(seat=1)  # the button declares all in
+    m.rule_15B_bettor_discards(kind="raise")  # UTG calls (one chip) and mucks (58)
+    # the big blind pushes all in out of turn past the cutoff: 53-B, the cutoff calls, the
+    # button and the small blind push, the big blind's binding chips are all it has
+    m.rule_53A_out_of_turn(kind="allin", offset=3, then="check")
+    verdicts = _machine_judged(m)
+    stacks = {s: int(v["stack"]) for s, v in m.seats().items() if int(s) <= 5}
+    assert stacks == {"1": 20_037, "2": 0, "3": 0, "4": 9_900, "5": 20_038}
+    assert verdicts == ["hand 1: judged rake (Campione, Rake)"]
+
+
+def test_rule_58_called_raiser_folding_before_the_flop_folds_on_an_unseen_flop() -> None:
+    table = Table(seats=(1, 2), button=1)
+    table.shuffle()
+    table.push(1, 50)
+    table.push(2, 100)
+    table.deal({1: ["Ah", "Kh"], 2: ["Qd", "Jd"]})
+    table.push(1, 100, 100, 50)  # the button raises to 300
+    table.push(2, 100, 100)  # called: the round is over
+    table.fold(1)  # the raiser mucks before the flop: binding (58), the big blind wins
+    assert table.stacks() == {1: 9_700, 2: 10_300}
+    assert _judged(table) == ["hand 1: judged exactly"]
+
+
+def test_rule_58_two_callers_folding_out_of_turn_leave_the_big_blind_no_check_in_the_file() -> None:
+    table = Table(seats=(1, 2, 3), button=3)
+    table.shuffle()
+    table.push(1, 50)
+    table.push(2, 100)
+    table.deal({1: ["Ah", "Kh"], 2: ["Qd", "Jd"], 3: ["Ts", "Tc"]})
+    table.push(3, 100)  # the button calls
+    table.push(1, 50)  # the small blind calls
+    table.fold(1)  # and mucks out of turn (58)
+    table.button("check")  # the big blind checks: the round is over
+    table.fold(3)  # the button mucks before the flop (58): the big blind wins
+    assert table.stacks() == {1: 9_900, 2: 10_200, 3: 9_900}
+    assert _judged(table) == ["hand 1: judged exactly"]
+
+
+def test_rule_16_hands_tabled_before_their_cards_are_read_show_the_awarded_cards() -> None:
+    table = Table(seats=(1, 2), button=1, stacks={1: 50, 2: 10_000})
+    table.shuffle()
+    table.push(1, 50)  # the small blind is all in: both hands are tabled (16) before the deal
+    table.push(2, 100)
+    table.deal({1: ["Ah", "Kh"], 2: ["Qd", "Jd"]})
+    table.board("9d", "5s", "4c", burn="2d")
+    table.board("8h", burn="3d")
+    table.board("2s", burn="6d")
+    table.push_pot()
+    assert table.stacks() == {1: 100, 2: 9_950}
+    assert _judged(table) == ["hand 1: judged exactly"]
+
+
+def test_rule_58_called_raiser_folding_while_a_player_is_to_act_folds_on_an_unseen_flop() -> None:
+    table = Table(seats=(1, 2, 3, 4), button=4)
+    table.shuffle()
+    table.push(1, 50)
+    table.push(2, 100)
+    table.deal({1: ["Ah", "Kh"], 2: ["Qd", "Jd"], 3: ["Ts", "Tc"], 4: ["9s", "9c"]})
+    table.push(3, 100)  # under the gun calls
+    table.push(4, 100)  # the button calls
+    table.push(1, 50)  # the small blind completes
+    table.fold(1)  # and mucks out of turn (58): its turn comes again after the raise
+    table.push(2, 100, 100)  # the big blind raises to 300
+    table.push(3, 100, 100)  # under the gun calls
+    table.fold(2)  # the raiser mucks while the button is to act (58)
+    table.push(4, 100, 100)  # the button calls
+    table.fold(4)  # and mucks out of turn (58): under the gun wins
+    assert table.stacks() == {1: 9_900, 2: 9_700, 3: 10_700, 4: 9_700}
+    assert _judged(table) == ["hand 1: judged exactly"]
+
+
+def test_rule_53B_seat_acting_again_with_a_check_has_its_binding_chips_in_the_file() -> None:
+    m = _machine(players=6, button=1, profile="campione", game="plhe")
+    m.rule_53B_skipped_seat(again="fold", kinds=["call", "check"], skipped="min")
+    m.rule_53B_skipped_seat(again="fold", kinds=["raise", "allin"], skipped="check")
+    # a seat whose binding raise (53-B) is the level checks when it acts again: its chips
+    # are its call (the file's starting stack was 350 short)
+    m.rule_53A_out_of_turn(kind="call", offset=1, then="check")
+    verdicts = _machine_judged(m)
+    assert sum(int(v["stack"]) for v in m.seats().values()) == 60_000 - 25  # the rake
+    assert verdicts == ["hand 1: judged rake (Campione, Rake)"]

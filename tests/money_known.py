@@ -1,0 +1,60 @@
+"""Money situations the strict pokerkit judge of the money property test
+(tests/unit/test_money_properties.py) still fails on, each named and recognised narrowly from
+the hand's events, so that every other hand is judged. Remove a gap once it is fixed.
+
+- `SHORT_BIG_BLIND`: the big blind is posted all in for less than the big blind: the others
+  call the full big blind (TDA 2019 54-B keeps the blind's size), pokerkit lets them call the
+  short amount, so the excess is a side pot in the engine and not in the file;
+- `LIMIT_SHORT_ALLIN_47B`: fixed limit, an all-in raise of at least half a bet but less than a
+  full one re-opens the betting (TDA 2019 47-B); pokerkit never lets a short all-in be
+  raised by a player who already acted.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+SHORT_BIG_BLIND = "a short all-in big blind called in full (54-B)"
+LIMIT_SHORT_ALLIN_47B = "a fixed-limit short all-in re-opening the betting (47-B)"
+
+
+def _short_big_blind(events: Sequence[Mapping[str, Any]]) -> bool:
+    big = int(events[0].get("big_blind") or 0) if events else 0
+    return any(
+        e.get("type") == "posted"
+        and e.get("blind") == "big"
+        and e.get("allin")
+        and int(e.get("amount") or 0) < big
+        for e in events
+    )
+
+
+def _limit_short_allin(events: Sequence[Mapping[str, Any]]) -> bool:
+    """A fixed-limit all-in raising by less than a full bet, then a raise after it."""
+    if not events or events[0].get("game") != "flhe":
+        return False
+    big = int(events[0].get("big_blind") or 0)
+    level, bet, short = big, big, False
+    for e in events:
+        kind = e.get("type")
+        if kind == "board_dealt":
+            level = 0
+            bet = big * (2 if e.get("street") in ("turn", "river") else 1)
+        elif kind == "action":
+            amount = int(e.get("amount") or 0)
+            if e.get("action") == "allin" and level < amount < level + bet:
+                short = True
+            elif e.get("action") in ("raise", "bet") and short:
+                return True
+            level = max(level, amount)
+    return False
+
+
+def known_money_gap(events: Sequence[Mapping[str, Any]]) -> str | None:
+    """Which known gap (above) a hand's events show, if any."""
+    if _short_big_blind(events):
+        return SHORT_BIG_BLIND
+    if _limit_short_allin(events):
+        return LIMIT_SHORT_ALLIN_47B
+    return None

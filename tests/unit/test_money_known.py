@@ -1,0 +1,29 @@
+"""The money test's named gaps (tests/money_known.py) recognise their hands and no others."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tests.money_known import LIMIT_SHORT_ALLIN_47B, SHORT_BIG_BLIND, known_money_gap
+
+
+def _hand(game: str, *events: dict[str, Any]) -> list[dict[str, Any]]:
+    started = {"type": "hand_started", "big_blind": 100, "game": game}
+    return [started, {"type": "posted", "seat": 1, "blind": "small", "amount": 50}, *events]
+
+
+def test_short_all_in_big_blind_is_named_and_a_full_one_is_not() -> None:
+    short = {"type": "posted", "seat": 2, "blind": "big", "amount": 50, "allin": True}
+    full = {"type": "posted", "seat": 2, "blind": "big", "amount": 100, "allin": True}
+    assert known_money_gap(_hand("nlhe", short)) == SHORT_BIG_BLIND
+    assert known_money_gap(_hand("nlhe", full)) is None
+
+
+def test_rule_47B_limit_short_all_in_raised_after_is_named_and_nothing_else() -> None:
+    bb = {"type": "posted", "seat": 2, "blind": "big", "amount": 100}
+    allin = {"type": "action", "seat": 3, "action": "allin", "amount": 160}
+    raised = {"type": "action", "seat": 4, "action": "raise", "amount": 260}
+    called = {"type": "action", "seat": 4, "action": "call", "amount": 160}
+    assert known_money_gap(_hand("flhe", bb, allin, raised)) == LIMIT_SHORT_ALLIN_47B
+    assert known_money_gap(_hand("flhe", bb, allin, called)) is None
+    assert known_money_gap(_hand("nlhe", bb, allin, raised)) is None
