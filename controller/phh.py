@@ -408,6 +408,13 @@ class _Builder:
         self.actions.append(f"p{i + 1} {word}")
         self.last_actor = i
 
+    def _bound_matched(self, i: int, bound: int) -> bool:
+        """A 53-B seat to act again whose binding chips are in and match the round as it
+        closes (the change that gave it a turn was handed back, 15-B): it has no turn left
+        in the file."""
+        seat = self.order[i]
+        return self.totals[self.street][seat] >= bound and self.acted.get(i, -1) >= self.level
+
     def _previous_actor(self, at: int) -> int:
         """The player of the last action before position `at` that was a player's."""
         for line in reversed(self.actions[:at]):
@@ -450,7 +457,10 @@ class _Builder:
             i = (start + k) % self.n
             bound = self.committed.get(self.order[i])
             if bound is not None and bound[0] == self.street:
-                self._bound_acts(i, bound[1])
+                if self._bound_matched(i, bound[1]):
+                    del self.committed[self.order[i]]  # nothing left for it to put in
+                else:
+                    self._bound_acts(i, bound[1])
             elif i in self.killed:
                 if self._due(i):
                     self._fold_dead(i)

@@ -299,6 +299,8 @@ def test_rule_30_two_hands_killed_fold_in_the_file_clockwise_from_the_last_actor
     table.push_pot()
     assert table.stacks() == {1: 9_950, 2: 10_150, 3: 9_900, 4: 10_000}
     assert _judged(table) == ["hand 1: judged exactly"]
+
+
 def _machine(**setup: Any) -> MoneyMachine:
     machine = MoneyMachine()
     machine.setup(**{"short": False, "straddle": False, "level": "plain", **setup})
@@ -394,3 +396,19 @@ def test_rule_53B_seat_acting_again_with_a_check_has_its_binding_chips_in_the_fi
     verdicts = _machine_judged(m)
     assert sum(int(v["stack"]) for v in m.seats().values()) == 60_000 - 25  # the rake
     assert verdicts == ["hand 1: judged rake (Campione, Rake)"]
+
+
+def test_rule_53B_seat_to_act_again_whose_round_closes_has_no_turn_left_in_the_file() -> None:
+    # The big blind, skipped (53-B), raises on the floor's ruling: the seat that checked out
+    # of turn is to act again, its chips staying in. The raiser then discards (15-B): its
+    # raise comes back and the round closes with that seat's chips already matching, so in
+    # the file it does not act again (pokerkit refused its second call).
+    m = _machine(players=6, button=1, profile="campione", game="nlhe")
+    m.floor_rules()
+    m.rule_46_pull_back(fold=False, keep=0, oot=False, seat=1)
+    m.rule_53B_skipped_seat(again="call", kinds=["call", "call"], skipped="call")
+    m.rule_46_pull_back(fold=False, keep=0, oot=False, seat=1)
+    m.rule_46_pull_back(fold=True, keep=0, oot=True, seat=1)
+    m.rule_53B_skipped_seat(again="call", kinds=["raise", "raise"], skipped="call")
+    m.rule_15B_bettor_discards(kind="raise")
+    assert _machine_judged(m) == ["hand 1: judged rake (Campione, Rake)"]
