@@ -9,11 +9,9 @@ import pytest
 
 from controller.config import load_config, with_game
 from controller.journal import read_trace_file
-from controller.phh import build_phh, split_hands
-from controller.phh_judge import hand_figures, judge
 from controller.replay import build_engine, drive_segments
 from tablectl.cli import trace_headers
-from tests.money_judge import starting_stacks
+from tests.money_judge import judge_completed_hands
 from tests.scenarios.test_replay import CONFIG, TRACES
 
 
@@ -29,23 +27,7 @@ def judged_hands(trace: Path) -> list[str]:
         for step in drive_segments(engine, [read_trace_file(trace)])
         for m in step.clear
     ]
-    out = []
-    for hand in split_hands(messages):
-        phh = build_phh(hand)
-        if phh.text is None:
-            out.append(f"hand {hand.hand}: not written ({phh.problem})")
-            continue
-        start = starting_stacks(messages, hand.hand)
-        odd, rake = hand_figures(hand.events)
-        verdict = judge(
-            phh.text,
-            phh.finishing_stacks,
-            starting=[start[s] for s in phh.seats],
-            odd_chips=odd,
-            rake=rake,
-        )
-        out.append(f"hand {hand.hand}: judged {', '.join(verdict.allowances) or 'exactly'}")
-    return out
+    return judge_completed_hands(messages)
 
 
 @pytest.mark.parametrize("trace", TRACES, ids=[p.stem for p in TRACES])
