@@ -20,8 +20,29 @@ from controller.engine.betting import (
     uncalled_15b_65a,
     undercall_51b,
 )
+from controller.engine.betting.changes import (
+    AfterChange,
+    Aggressor,
+    Change,
+    Checked,
+    Chips,
+    Completed,
+    CurrentBet,
+    Drop,
+    FaceDownNow,
+    Folded,
+    Keep,
+    Mark,
+    OpenPreflop,
+    Posted,
+    Skip,
+    Straddled,
+    Tabled,
+    Won,
+)
 from controller.engine.betting.records import BettingRecord, Blinds, Opening, StackHolder, Zone
 from controller.engine.cards import street_cards
+from controller.engine.effects import Alert, Say
 from controller.engine.ports import Emitter
 from controller.engine.positions import Positions
 from controller.engine.procedures.premature_card_rp5 import PREMATURE_RULES
@@ -227,7 +248,7 @@ class HandBetting(BettingRecord):
         with_chips = [s for s in live_order if self.seats[s].stack > 0]
         if len(with_chips) < 2:
             self.phase = Phase.WAITING
-            tabled_16.maybe_table(self)
+            self.make(tabled_16.maybe_table(self))
             if self.street_i == 3:
                 self.showdown()
             return
@@ -294,7 +315,7 @@ class HandBetting(BettingRecord):
             )
         if len(self.live) < 2:
             return
-        tabled_16.maybe_table(self)
+        self.make(tabled_16.maybe_table(self))
         if self.street_i == 3:
             self.showdown()
             return
@@ -319,7 +340,11 @@ class HandBetting(BettingRecord):
     def instruct(self) -> bool:
         """RP-8 F: the floor instructs the dealer; hands kept face down are tabled now (16).
         False when no hand was waiting face down."""
-        return tabled_16.instruct(self)
+        changes = tabled_16.instruct(self)
+        if changes is None:
+            return False
+        self.make(changes)
+        return True
 
     # ------------------------------------------------------------------ chips
 
@@ -386,13 +411,19 @@ class HandBetting(BettingRecord):
         zone = self.zones[seat]
         self.unsettled.discard(seat)
         if self.phase == Phase.POSTING:
-            forced_bets_rp11.post(self, t, seat, zone)
+            amount = sum(zone.pending.values()) - sum(zone.pulled)
+            zone.chips.update(zone.pending)
+            zone.pending.clear()
+            zone.pulled.clear()
+            self.make(forced_bets_rp11.post(self, seat, amount), t)
             return
         rnd = self.round
         assert rnd is not None
         new = list(zone.pending.values())
         pulled = list(zone.pulled)
-        if not pulled and straddle.try_straddle(self, seat, sum(new)):
+        straddled = straddle.try_straddle(self, seat, sum(new)) if not pulled else None
+        if straddled is not None:
+            self.make(straddled, t)
             zone.chips.update(zone.pending)
             zone.pending.clear()
             return
@@ -409,7 +440,9 @@ class HandBetting(BettingRecord):
             )
             return
         declared = self.declared.get(seat)
-        if two_motion_42c.first_motion(self, seat, rnd, declared, new, prior, pulled):
+        waits = two_motion_42c.first_motion(self, seat, rnd, declared, new, prior, pulled)
+        if waits:
+            self.make(waits, t)
             return
         try:
             ruling = rnd.interpret_push(
@@ -427,7 +460,7 @@ class HandBetting(BettingRecord):
             )
             return
         if seat != rnd.to_act:
-            out_of_turn_53.hold(self, seat, ruling)
+            self.make(out_of_turn_53.hold(self, seat, ruling), t)
             return
         self.apply_ruling(t, seat, ruling)
 
@@ -438,7 +471,10 @@ class HandBetting(BettingRecord):
         declared = self.declared.get(seat)
         try:
             if ruling.kind == "undercall":
-                if undercall_51b.undercall(self, seat, rnd, ruling, before) == "td":
+                chips = sum(self.zones[seat].chips.values())
+                decision, changes = undercall_51b.undercall(self, seat, rnd, ruling, before, chips)
+                self.make(changes, t)
+                if decision == "td":
                     return  # the floor's discretion: the seat's turn waits for it
                 action = rnd.call(seat, rule="51-B")
             else:
@@ -490,7 +526,7 @@ class HandBetting(BettingRecord):
 
     def check(self, t: float) -> None:
         """The dealer's `check` button, for the player whose turn it is (rule 55)."""
-        check_55.check(self, t)
+        self.make(check_55.check(self, t), t)
 
     def declare(self, seat: int, kind: Declared) -> None:
         """An all-in button (RP-1) or the panel's raise declaration (rule 44)."""
@@ -523,7 +559,7 @@ class HandBetting(BettingRecord):
                     rule="16",
                 )
                 return
-            mucked_winner_13c.best_hand_mucked(self, seat)
+            self.make(mucked_winner_13c.best_hand_mucked(self, seat), t)
             self.live.discard(seat)
             self.emit.event("hand_mucked", seat=seat, rule="13-B")
             if len(self.live) == 1:
@@ -551,9 +587,11 @@ class HandBetting(BettingRecord):
                 self.emit.event("action", seat=seat, action="fold", amount=action.total, rule=None)
             self.after_change(t)
             return
-        if allin_live_16.allin_hand_to_muck(self, seat):
+        live_allin = allin_live_16.allin_hand_to_muck(self, seat)
+        if live_allin is not None:
+            self.make(live_allin, t)
             return
-        fold_58.fold_out_of_turn(self, t, seat)
+        self.make(fold_58.fold_out_of_turn(self, t, seat), t)
 
     def kill(self, t: float, seat: int, rule: str) -> None:
         """The seat's hand is dead by rule (37, 38, 30, 71-C): not an action, its chips stay in."""
@@ -561,7 +599,7 @@ class HandBetting(BettingRecord):
             return
         rnd = self.round
         if rnd is not None and seat in rnd.behind and seat not in rnd.folded:
-            uncalled_15b_65a.return_uncalled(self, seat, "65-A")
+            self.make(uncalled_15b_65a.return_uncalled(self, seat, "65-A"), t)
             rnd.folded.add(seat)
         self.live.discard(seat)
         self.held.pop(seat, None)
@@ -655,7 +693,7 @@ class HandBetting(BettingRecord):
             if seat in self.binding_53b:
                 self.binding_53b.discard(seat)
                 if not resolution.binding:
-                    out_of_turn_53.commit_53b(self, seat, held)
+                    self.make(out_of_turn_53.commit_53b(self, seat, held), t)
                     continue
                 resolution = out_of_turn_53.binding_53b(resolution)
             self.emit.event(
@@ -675,7 +713,7 @@ class HandBetting(BettingRecord):
     def showdown(self) -> None:
         self.phase = Phase.SHOWDOWN
         if any(self.seats[s].stack == 0 for s in self.live):
-            tabled_16.maybe_table(self, betting_over=True)  # rule 16 example 3
+            self.make(tabled_16.maybe_table(self, betting_over=True))  # rule 16 example 3
         hand_wide = self.profile.showdown_order == "last_aggressor"
         order = showdown_order(
             self.live,
@@ -706,7 +744,102 @@ class HandBetting(BettingRecord):
     def award(self, t: float, reason: str) -> bool:
         """Return the uncalled bet, build the pots, award them (rules 12, 15, 20, 21); False
         while a live hand is not fully read (the pot is held)."""
-        return award_12_20.award(self, t, reason)
+        if self.phase == Phase.COMPLETE:
+            return True
+        self.settle(t, only_due=False)
+        complete, changes = award_12_20.award(self, reason)
+        self.make(changes, t)
+        return complete
+
+    # ------------------------------------------------------------------ the one writer
+
+    def make(self, changes: list[Change], t: float = 0.0) -> None:
+        """Carry out, in order, the changes a betting rule returned: the hand's one writer
+        of what the rules decide (`controller.engine.betting.changes`)."""
+        for c in changes:
+            if isinstance(c, Chips | Won | Posted):
+                self._move_chips(c)
+            elif isinstance(c, Mark | Keep | Drop | Skip | Straddled | Tabled | FaceDownNow):
+                self._set_field(c)
+            else:
+                self._take_step(c, t)
+
+    def _move_chips(self, c: Chips | Won | Posted) -> None:
+        match c:
+            case Chips(seat, amount, street):
+                self.seats[seat].stack -= amount
+                self.contrib[seat] += amount
+                if street and self.round is not None:
+                    self.round.bets[seat] += amount
+                    self.round.behind[seat] -= amount
+            case Won(seat, chips):
+                self.seats[seat].stack += chips
+            case Posted(seat, blind, ante, missed, owed, dead_ante):
+                if missed:
+                    self.missed_paid[seat] = self.missed_paid.get(seat, 0) + missed
+                    self.dead += missed
+                self.antes += ante + missed
+                self.posted[seat] += blind
+                if dead_ante:
+                    self.dead += ante
+                    self.contrib[seat] += blind
+                else:
+                    self.contrib[seat] += blind + ante
+                self.seats[seat].stack -= missed + ante + blind
+                if owed:
+                    self.owed[seat] -= owed
+
+    def _set_field(self, c: Mark | Keep | Drop | Skip | Straddled | Tabled | FaceDownNow) -> None:
+        match c:
+            case Mark(field, seat, on):
+                seats: set[int] = getattr(self, field)
+                if on:
+                    seats.add(seat)
+                else:
+                    seats.discard(seat)
+            case Keep(field, seat, value):
+                getattr(self, field)[seat] = value
+            case Drop(field, seat):
+                getattr(self, field).pop(seat, None)
+            case Skip(street, seat, kinds, seats_, binding, found):
+                self.skip = (street, seat, list(kinds), list(seats_))
+                self.binding_53b.update(binding)
+                if found is not None:
+                    self.skipped_found.append(found)
+            case Straddled(seat, amount):
+                self.straddle_seat = seat
+                self.straddle = amount
+            case Tabled():
+                self.tabled = True
+            case FaceDownNow(state):
+                self.face_down = state
+
+    def _take_step(self, c: Change, t: float) -> None:
+        match c:
+            case Say(kind, fields):
+                self.emit.event(kind, **fields)
+            case Alert(kind, severity, message, fields):
+                self.emit.alert(kind, severity, message, **fields)
+            case Aggressor(seat):
+                if self.last_aggressor == seat:
+                    self.last_aggressor = None
+                if self.river_aggressor == seat:
+                    self.river_aggressor = None
+            case CurrentBet(amount) if self.round is not None:
+                self.round.current_bet = amount
+            case Folded(seat) if self.round is not None:
+                self.round.folded.add(seat)
+            case Checked(seat) if self.round is not None:
+                before = self.round.bets[seat]
+                self.record(self.round.check(seat), before)
+            case Completed(rake):
+                self.phase = Phase.COMPLETE
+                self.round = None
+                self.rake = rake
+            case OpenPreflop():
+                self.open_preflop()
+            case AfterChange(at):
+                self.after_change(at)
 
     def refund_all(self) -> dict[int, int]:
         """Abandon the hand: every chip put in goes back to its owner (the ante too)."""

@@ -109,6 +109,7 @@ def test_betting_rules_see_the_hand_only_through_its_chips() -> None:
     allowed = (
         "controller.engine.betting",
         "controller.engine.state",
+        "controller.engine.effects",
         "controller.engine.ports",
         "controller.engine.positions",
         "controller.engine.procedures.stage",
@@ -120,6 +121,104 @@ def test_betting_rules_see_the_hand_only_through_its_chips() -> None:
         outside = sorted(d for d in GRAPH[name] if not d.startswith(allowed))
         assert outside == [], f"{name} imports {outside}"
         assert "controller.engine.betting_flow" not in GRAPH[name]
+
+
+#: Methods that change a set, dict, list or betting round in place.
+MUTATORS = {
+    "add",
+    "discard",
+    "remove",
+    "pop",
+    "popitem",
+    "append",
+    "extend",
+    "insert",
+    "clear",
+    "update",
+    "setdefault",
+    "check",
+    "call",
+    "fold",
+    "apply",
+    "all_in",
+    "bet_or_raise_to",
+}
+#: The betting modules that are records and wiring, not rules.
+NOT_RULES = {"changes", "records", "hand_chips", "__init__"}
+
+
+def _rooted_at(node: ast.expr, names: set[str]) -> bool:
+    """Whether an attribute / subscript chain starts at one of `names` (`hb.live[3].x`)."""
+    while isinstance(node, ast.Attribute | ast.Subscript):
+        node = node.value
+    return isinstance(node, ast.Name) and node.id in names
+
+
+def writes_to_the_hand(source: str) -> list[str]:
+    """Every place a function writes through a parameter it was given the hand as (typed
+    `HandChips`, or the round, `RoundView`) or through a name taken from it (`rnd =
+    hb.round`): assignments, augmented assignments, deletions and mutating calls."""
+    found = []
+    for fn in ast.walk(ast.parse(source)):
+        if not isinstance(fn, ast.FunctionDef):
+            continue
+        hand = {
+            a.arg
+            for a in fn.args.args + fn.args.kwonlyargs
+            if a.annotation is not None
+            and ast.unparse(a.annotation) in ("HandChips", "RoundView", "RoundView | None")
+        }
+        for node in ast.walk(fn):  # names bound to a part of the hand: `rnd = hb.round`
+            if isinstance(node, ast.Assign) and _rooted_at(node.value, hand):
+                hand |= {t.id for t in node.targets if isinstance(t, ast.Name)}
+        for node in ast.walk(fn):
+            targets: list[ast.expr] = []
+            if isinstance(node, ast.Assign):
+                targets = node.targets
+            elif isinstance(node, ast.AugAssign | ast.AnnAssign):
+                targets = [node.target]
+            elif isinstance(node, ast.Delete):
+                targets = node.targets
+            elif (
+                isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Attribute)
+                and node.func.attr in MUTATORS
+                and _rooted_at(node.func.value, hand)
+            ):
+                found.append(f"{fn.name}: {ast.unparse(node)}")
+            found += [
+                f"{fn.name}: {ast.unparse(t)} written"
+                for t in targets
+                if not isinstance(t, ast.Name) and _rooted_at(t, hand)
+            ]
+    return found
+
+
+def test_betting_rules_return_their_changes_and_never_write_the_hand() -> None:
+    """The hand's one writer is the engine (`HandBetting.make`): a betting rule reads the
+    hand (`HandChips`, read only) and returns its changes as data."""
+    rules = sorted(
+        p for p in (ROOT / "controller/engine/betting").glob("*.py") if p.stem not in NOT_RULES
+    )
+    assert len(rules) >= 12
+    for path in rules:
+        assert writes_to_the_hand(path.read_text()) == [], path.name
+
+
+def test_the_write_finder_finds_writes() -> None:
+    """The check above can fail: every way a rule used to write the hand is found."""
+    source = """
+def rule(hb: HandChips, t: float) -> None:
+    rnd = hb.round
+    hb.live.discard(3)
+    hb.contrib[3] += 5
+    hb.seats[3].stack -= 5
+    rnd.bets[3] = 0
+    hb.rake = 2
+    del hb.held[3]
+    rnd.check(3)
+"""
+    assert len(writes_to_the_hand(source)) == 7
 
 
 def test_betting_rule_modules_are_named_for_their_rule() -> None:

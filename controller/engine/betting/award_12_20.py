@@ -5,7 +5,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from controller.engine.betting.changes import Change, Chips, Completed, Mark, Won
 from controller.engine.betting.hand_chips import HandChips
+from controller.engine.effects import alert, say
 from controller.engine.state import Phase
 from controller.rules import pots as pot_rules
 from controller.rules.betting import seats_left_of_button
@@ -14,48 +16,52 @@ from controller.rules.pots import Pot, build_pots, division_unit, take_rake, unc
 from controller.rules.profiles import rake_amount
 
 
-def rake(hb: HandChips, pots: list[Pot]) -> list[int]:
+def rake(hb: HandChips, pots: list[Pot]) -> tuple[int, list[int]]:
     """The house's rake (Campione "Rake"): on the hand's pots, once the flop was dealt (no
-    flop, no drop); what each pot gives. Kept as the hand's ``rake``."""
+    flop, no drop); the hand's rake and what each pot gives."""
     house = hb.profile.rake
     total = sum(p.amount for p in pots)
-    hb.rake = rake_amount(house, total, flop_dealt=hb.street_i > 0) if house is not None else 0
+    taken = rake_amount(house, total, flop_dealt=hb.street_i > 0) if house is not None else 0
     main_first = house.main_pot_first if house is not None else True
-    return take_rake(pots, hb.rake, main_pot_first=main_first)
+    return taken, take_rake(pots, taken, main_pot_first=main_first)
 
 
-def award(hb: HandChips, t: float, reason: str) -> bool:
-    """Return the uncalled bet, build the pots, award them (rules 12, 15, 20, 21).
+def award(hb: HandChips, reason: str) -> tuple[bool, list[Change]]:
+    """Return the uncalled bet, build the pots, award them (rules 12, 15, 20, 21): the
+    changes, and whether the hand is complete.
 
     A pot is never paid on a guess: while a live hand is not fully read, the pot is
     held (re-read the cards on their antenna) and False is returned.
     """
     if hb.phase == Phase.COMPLETE:
-        return True
-    hb.settle(t, only_due=False)
+        return True, []
     unreadable = hb.unreadable()
     if unreadable:
-        hb.emit.alert(
-            "hand_unreadable",
-            "critical",
-            f"seats {unreadable}: hand not fully read ({len(hb.board())} board cards); "
-            "the pot is held: place the cards on their antenna again or call the floor",
-            seats=unreadable,
-            rule="1",
-        )
-        return False
-    hb.phase = Phase.COMPLETE
-    hb.round = None
-    back = uncalled(hb.contrib, hb.live)
+        return False, [
+            alert(
+                "hand_unreadable",
+                "critical",
+                f"seats {unreadable}: hand not fully read ({len(hb.board())} board cards); "
+                "the pot is held: place the cards on their antenna again or call the floor",
+                seats=unreadable,
+                rule="1",
+            )
+        ]
+    contrib = dict(hb.contrib)
+    changes: list[Change] = []
+    back = uncalled(contrib, hb.live)
     if back is not None and back[0] in hb.live:
         # A hand gone from the pot got back its uncalled bet as it left (15-B, 65-A): what
         # it has in beyond the others now is its blind, a forced bet, dead in the pot.
         seat, amount = back
-        hb.contrib[seat] -= amount
-        hb.seats[seat].stack += amount
-        hb.emit.event("uncalled_bet_returned", seat=seat, amount=amount, rule="15-B")
-    pots = build_pots(hb.contrib, hb.live, hb.dead)
-    raked = rake(hb, pots)
+        contrib[seat] -= amount
+        changes += [
+            Chips(seat, -amount),
+            say("uncalled_bet_returned", seat=seat, amount=amount, rule="15-B"),
+        ]
+    pots = build_pots(contrib, hb.live, hb.dead)
+    taken, raked = rake(hb, pots)
+    changes.insert(0, Completed(taken))
     board = hb.board()
     contested = len(hb.live) > 1
     hands: dict[int, HandRank] = (
@@ -75,10 +81,9 @@ def award(hb: HandChips, t: float, reason: str) -> bool:
     # losing hand stays private unless rule 16 already turned it face up.
     winners = {w for a in awards for w in a.winners} if contested else set()
     public = winners | (hb.shown & hb.live)
-    hb.shown |= winners
+    changes += [Mark("shown", w) for w in sorted(winners)]
     for a in awards:
-        for s, chips in a.shares.items():
-            hb.seats[s].stack += chips
+        changes += [Won(s, chips) for s, chips in a.shares.items()]
         odd = len(set(a.shares.values())) > 1
         eligible = pots[a.pot_index].eligible
         # Under a house that takes a rake, `amount` is the pot and `rake` what the house
@@ -86,19 +91,21 @@ def award(hb: HandChips, t: float, reason: str) -> bool:
         money: dict[str, Any] = {}
         if hb.profile.rake is not None:
             money = {"rake": raked[a.pot_index], "house_rule": "rake"}
-        hb.emit.event(
-            "pot_awarded",
-            pot=a.pot_index,
-            amount=pots[a.pot_index].amount,
-            **money,
-            winners=list(a.winners),
-            shares={str(s): v for s, v in a.shares.items()},
-            rule="20-A" if odd else ("12" if contested else None),
-            reason=reason,
-            showdown={
-                str(s): {"cards": hb.hole(s), "rank": describe(hands[s])}
-                for s in sorted(hands)
-                if s in public and s in eligible and len(eligible) > 1
-            },
+        changes.append(
+            say(
+                "pot_awarded",
+                pot=a.pot_index,
+                amount=pots[a.pot_index].amount,
+                **money,
+                winners=list(a.winners),
+                shares={str(s): v for s, v in a.shares.items()},
+                rule="20-A" if odd else ("12" if contested else None),
+                reason=reason,
+                showdown={
+                    str(s): {"cards": hb.hole(s), "rank": describe(hands[s])}
+                    for s in sorted(hands)
+                    if s in public and s in eligible and len(eligible) > 1
+                },
+            )
         )
-    return True
+    return True, changes

@@ -3,8 +3,9 @@ and blinds missed on a house break (Campione "Gestione pause") paid as dead mone
 
 from __future__ import annotations
 
+from controller.engine.betting.changes import Change, OpenPreflop, Posted
 from controller.engine.betting.hand_chips import HandChips
-from controller.engine.betting.records import Zone
+from controller.engine.effects import say
 
 
 def forced_bets(hb: HandChips) -> dict[int, int]:
@@ -31,47 +32,38 @@ def ante_part(hb: HandChips, seat: int) -> int:
     return b.ante
 
 
-def post(hb: HandChips, t: float, seat: int, zone: Zone) -> None:
-    amount = sum(zone.pending.values()) - sum(zone.pulled)
-    zone.chips.update(zone.pending)
-    zone.pending.clear()
-    zone.pulled.clear()
-    pay = max(0, min(amount, hb.owed[seat], hb.seats[seat].stack))
+def post(hb: HandChips, seat: int, amount: int) -> list[Change]:
+    """`amount` chips settled in the seat's bet zone while forced bets are due: what of
+    them pays the blinds missed on a break, the ante and the blind."""
+    stack = hb.seats[seat].stack
+    pay = max(0, min(amount, hb.owed[seat], stack))
     if pay == 0:
-        return
+        return []
     # Blinds missed on a house break come first: dead money, no one's bet.
     missed = min(pay, hb.missed.get(seat, 0) - hb.missed_paid.get(seat, 0))
-    if missed:
-        hb.missed_paid[seat] = hb.missed_paid.get(seat, 0) + missed
-        hb.dead += missed
-        hb.seats[seat].stack -= missed
-        hb.owed[seat] -= missed
-        pay -= missed
+    stack -= missed
+    rest = pay - missed
     already = hb.posted[seat] + ante_paid(hb, seat)
-    ante_left = max(0, min(ante_part(hb, seat), hb.seats[seat].stack + already) - already)
-    ante = min(pay, ante_left)
-    blind = pay - ante
-    hb.antes += ante + missed
-    hb.posted[seat] += blind
-    if hb.blinds.bb_ante:
-        hb.dead += ante
-        hb.contrib[seat] += blind
-    else:
-        hb.contrib[seat] += pay
-    hb.seats[seat].stack -= pay
-    hb.owed[seat] -= pay
-    hb.emit.event(
-        "posted",
-        seat=seat,
-        blind=blind_name(hb, seat),
-        amount=blind,
-        ante=ante + missed,
-        allin=hb.seats[seat].stack == 0,
-        rule="RP-11" if hb.blinds.bb_ante and ante else None,
-        **({"missed_blinds": missed, "house_rule": "pauses"} if missed else {}),
-    )
-    if not any(hb.owed.values()):
-        hb.open_preflop()
+    ante_left = max(0, min(ante_part(hb, seat), stack + already) - already)
+    ante = min(rest, ante_left)
+    blind = rest - ante
+    stack -= rest
+    changes: list[Change] = [
+        Posted(seat, blind, ante, missed, owed=pay, dead_ante=hb.blinds.bb_ante),
+        say(
+            "posted",
+            seat=seat,
+            blind=blind_name(hb, seat),
+            amount=blind,
+            ante=ante + missed,
+            allin=stack == 0,
+            rule="RP-11" if hb.blinds.bb_ante and ante else None,
+            **({"missed_blinds": missed, "house_rule": "pauses"} if missed else {}),
+        ),
+    ]
+    if not any(o for s, o in hb.owed.items() if s != seat) and hb.owed[seat] == pay:
+        changes.append(OpenPreflop())
+    return changes
 
 
 def ante_paid(hb: HandChips, seat: int) -> int:

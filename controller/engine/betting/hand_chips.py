@@ -1,65 +1,137 @@
-"""What a betting rule sees of a hand's chips: the fields it reads and writes, and the
-steps it asks the hand to take (`controller.engine.betting_flow.HandBetting` is one)."""
+"""What a betting rule sees of a hand's chips: read-only (mappings, sets and properties mypy
+will not let a rule write); a rule returns its changes (`changes.Change`) for the hand to
+make (`controller.engine.betting_flow.HandBetting` is one, and their one writer)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Set as AbstractSet
 from typing import Protocol
 
-from controller.engine.betting.records import Blinds, Held, StackHolder, Zone
-from controller.engine.ports import Emitter
+from controller.engine.betting.records import Blinds, Held
 from controller.engine.positions import Positions
 from controller.engine.state import FaceDown, Phase
-from controller.rules.betting import Action, BettingRound
+from controller.rules.betting import Action, HeldAction, HeldKind
 from controller.rules.chips import Declared
 from controller.rules.profiles import Profile
 
 
-class HandChips(Protocol):
-    """A hand's chips as the betting rules (`controller.engine.betting.*`) see them."""
+class StackView(Protocol):
+    """A seat's chips behind, read only."""
 
-    emit: Emitter
-    seats: dict[int, StackHolder]
-    dealt_in: list[int]
-    pos: Positions
-    blinds: Blinds
-    structure: str
-    profile: Profile
-    hole: Callable[[int], list[str]]
-    board: Callable[[], list[str]]
-    phase: Phase
-    round: BettingRound | None
-    street_i: int
-    live: set[int]
-    contrib: dict[int, int]
-    posted: dict[int, int]
-    owed: dict[int, int]
-    zones: dict[int, Zone]
-    actions: list[Action]
-    declared: dict[int, Declared]
-    checked_facing: set[int]
-    first_motion: set[int]
-    held: dict[int, Held]
-    undercalls: dict[int, int]
-    skip: tuple[int, int, list[str], list[int]] | None
-    binding_53b: set[int]
-    skipped_found: list[tuple[int, list[int]]]
-    tabled: bool
-    shown: set[int]
-    face_down: FaceDown
-    muck_disputed: set[int]
-    last_aggressor: int | None
-    river_aggressor: int | None
-    straddle_multiple: int
-    straddle_seat: int | None
-    straddle: int
-    cards_dealt: bool
-    missed: dict[int, int]
-    missed_paid: dict[int, int]
-    antes: int
-    dead: int
-    odd_unit: int
-    rake: int
+    @property
+    def stack(self) -> int: ...
+
+
+class RoundView(Protocol):
+    """A betting round (`controller.rules.betting.BettingRound`) as a rule reads it."""
+
+    @property
+    def bets(self) -> Mapping[int, int]: ...
+
+    @property
+    def behind(self) -> Mapping[int, int]: ...
+
+    @property
+    def folded(self) -> AbstractSet[int]: ...
+
+    @property
+    def current_bet(self) -> int: ...
+
+    @property
+    def blind_level(self) -> int: ...
+
+    @property
+    def to_act(self) -> int | None: ...
+
+    @property
+    def live(self) -> tuple[int, ...]: ...
+
+    @property
+    def actions(self) -> Sequence[Action]: ...
+
+    def to_call(self, seat: int) -> int: ...
+
+    def verify_check(self, seat: int) -> None: ...
+
+    def hold_out_of_turn(
+        self, seat: int, kind: HeldKind, total: int | None = None
+    ) -> HeldAction: ...
+
+
+class HandChips(Protocol):
+    """A hand's chips as the betting rules (`controller.engine.betting.*`) read them."""
+
+    @property
+    def seats(self) -> Mapping[int, StackView]: ...
+    @property
+    def dealt_in(self) -> Sequence[int]: ...
+    @property
+    def pos(self) -> Positions: ...
+    @property
+    def blinds(self) -> Blinds: ...
+    @property
+    def structure(self) -> str: ...
+    @property
+    def profile(self) -> Profile: ...
+    @property
+    def hole(self) -> Callable[[int], list[str]]: ...
+    @property
+    def board(self) -> Callable[[], list[str]]: ...
+    @property
+    def phase(self) -> Phase: ...
+    @property
+    def round(self) -> RoundView | None: ...
+    @property
+    def street_i(self) -> int: ...
+    @property
+    def live(self) -> AbstractSet[int]: ...
+    @property
+    def contrib(self) -> Mapping[int, int]: ...
+    @property
+    def posted(self) -> Mapping[int, int]: ...
+    @property
+    def owed(self) -> Mapping[int, int]: ...
+    @property
+    def actions(self) -> Sequence[Action]: ...
+    @property
+    def declared(self) -> Mapping[int, Declared]: ...
+    @property
+    def checked_facing(self) -> AbstractSet[int]: ...
+    @property
+    def first_motion(self) -> AbstractSet[int]: ...
+    @property
+    def held(self) -> Mapping[int, Held]: ...
+    @property
+    def skip(self) -> tuple[int, int, Sequence[str], Sequence[int]] | None: ...
+    @property
+    def tabled(self) -> bool: ...
+    @property
+    def shown(self) -> AbstractSet[int]: ...
+    @property
+    def face_down(self) -> FaceDown: ...
+    @property
+    def muck_disputed(self) -> AbstractSet[int]: ...
+    @property
+    def last_aggressor(self) -> int | None: ...
+    @property
+    def river_aggressor(self) -> int | None: ...
+    @property
+    def straddle_multiple(self) -> int: ...
+    @property
+    def straddle_seat(self) -> int | None: ...
+    @property
+    def straddle(self) -> int: ...
+    @property
+    def cards_dealt(self) -> bool: ...
+    @property
+    def missed(self) -> Mapping[int, int]: ...
+    @property
+    def missed_paid(self) -> Mapping[int, int]: ...
+    @property
+    def dead(self) -> int: ...
+    @property
+    def odd_unit(self) -> int: ...
 
     @property
     def to_act(self) -> int | None:
@@ -72,20 +144,4 @@ class HandChips(Protocol):
 
     def unreadable(self) -> list[int]:
         """Live seats whose hand the reader has not fully read."""
-        ...
-
-    def record(self, action: Action, before: int) -> None:
-        """Count an action: its chips leave the stack for the pot."""
-        ...
-
-    def settle(self, t: float, *, only_due: bool, except_seat: int | None = None) -> None:
-        """Read pushes as settled: those quiet for settle_seconds, or all of them."""
-        ...
-
-    def open_preflop(self) -> None:
-        """The forced bets are in: the first round opens."""
-        ...
-
-    def after_change(self, t: float) -> None:
-        """Close the round, end the hand or resolve a held action, as far as it goes."""
         ...

@@ -3,7 +3,9 @@ multiple of the big blind before the cards, and then acts last preflop."""
 
 from __future__ import annotations
 
+from controller.engine.betting.changes import Change, OpenPreflop, Posted, Straddled
 from controller.engine.betting.hand_chips import HandChips
+from controller.engine.effects import say
 from controller.rules.betting import street_order
 
 
@@ -18,8 +20,9 @@ def utg(hb: HandChips) -> int | None:
     return order[0] if order else None
 
 
-def try_straddle(hb: HandChips, seat: int, amount: int) -> bool:
-    """A push of exactly the straddle by the seat left of the big blind, before the cards."""
+def try_straddle(hb: HandChips, seat: int, amount: int) -> list[Change] | None:
+    """A push of exactly the straddle by the seat left of the big blind, before the cards:
+    its changes, or None when the push is no straddle."""
     if (
         not hb.straddle_multiple
         or hb.cards_dealt
@@ -27,24 +30,22 @@ def try_straddle(hb: HandChips, seat: int, amount: int) -> bool:
         or hb.straddle_seat is not None
         or seat != utg(hb)
     ):
-        return False
+        return None
     size = hb.straddle_multiple * hb.blinds.big_blind
     if amount != size or hb.seats[seat].stack < size:
-        return False
-    hb.straddle_seat = seat
-    hb.straddle = size
-    hb.posted[seat] += size
-    hb.contrib[seat] += size
-    hb.seats[seat].stack -= size
-    hb.emit.event(
-        "posted",
-        seat=seat,
-        blind="straddle",
-        amount=size,
-        ante=0,
-        allin=hb.seats[seat].stack == 0,
-        rule=None,
-        house_rule="straddle",
-    )
-    hb.open_preflop()
-    return True
+        return None
+    return [
+        Straddled(seat, size),
+        Posted(seat, size),
+        say(
+            "posted",
+            seat=seat,
+            blind="straddle",
+            amount=size,
+            ante=0,
+            allin=hb.seats[seat].stack == size,
+            rule=None,
+            house_rule="straddle",
+        ),
+        OpenPreflop(),
+    ]
