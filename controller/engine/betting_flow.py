@@ -757,9 +757,15 @@ class HandBetting(BettingRecord):
         """Carry out, in order, the changes a betting rule returned: the hand's one writer
         of what the rules decide (`controller.engine.betting.changes`)."""
         for c in changes:
-            if isinstance(c, Chips | Won | Posted):
+            if isinstance(c, Say):
+                self.emit.event(c.kind, **c.fields)
+            elif isinstance(c, Alert):
+                self.emit.alert(c.kind, c.severity, c.message, **c.fields)
+            elif isinstance(c, Chips | Won | Posted):
                 self._move_chips(c)
-            elif isinstance(c, Mark | Keep | Drop | Skip | Straddled | Tabled | FaceDownNow):
+            elif isinstance(c, Mark | Keep | Drop | Skip):
+                self._set_seats(c)
+            elif isinstance(c, Straddled | Tabled | FaceDownNow | Completed | Aggressor):
                 self._set_field(c)
             else:
                 self._take_step(c, t)
@@ -780,16 +786,12 @@ class HandBetting(BettingRecord):
                     self.dead += missed
                 self.antes += ante + missed
                 self.posted[seat] += blind
-                if dead_ante:
-                    self.dead += ante
-                    self.contrib[seat] += blind
-                else:
-                    self.contrib[seat] += blind + ante
+                self.dead += ante if dead_ante else 0
+                self.contrib[seat] += blind if dead_ante else blind + ante
                 self.seats[seat].stack -= missed + ante + blind
-                if owed:
-                    self.owed[seat] -= owed
+                self.owed[seat] -= owed
 
-    def _set_field(self, c: Mark | Keep | Drop | Skip | Straddled | Tabled | FaceDownNow) -> None:
+    def _set_seats(self, c: Mark | Keep | Drop | Skip) -> None:
         match c:
             case Mark(field, seat, on):
                 seats: set[int] = getattr(self, field)
@@ -806,6 +808,9 @@ class HandBetting(BettingRecord):
                 self.binding_53b.update(binding)
                 if found is not None:
                     self.skipped_found.append(found)
+
+    def _set_field(self, c: Straddled | Tabled | FaceDownNow | Completed | Aggressor) -> None:
+        match c:
             case Straddled(seat, amount):
                 self.straddle_seat = seat
                 self.straddle = amount
@@ -813,29 +818,26 @@ class HandBetting(BettingRecord):
                 self.tabled = True
             case FaceDownNow(state):
                 self.face_down = state
-
-    def _take_step(self, c: Change, t: float) -> None:
-        match c:
-            case Say(kind, fields):
-                self.emit.event(kind, **fields)
-            case Alert(kind, severity, message, fields):
-                self.emit.alert(kind, severity, message, **fields)
+            case Completed(rake):
+                self.phase = Phase.COMPLETE
+                self.round = None
+                self.rake = rake
             case Aggressor(seat):
                 if self.last_aggressor == seat:
                     self.last_aggressor = None
                 if self.river_aggressor == seat:
                     self.river_aggressor = None
-            case CurrentBet(amount) if self.round is not None:
-                self.round.current_bet = amount
-            case Folded(seat) if self.round is not None:
-                self.round.folded.add(seat)
-            case Checked(seat) if self.round is not None:
-                before = self.round.bets[seat]
-                self.record(self.round.check(seat), before)
-            case Completed(rake):
-                self.phase = Phase.COMPLETE
-                self.round = None
-                self.rake = rake
+
+    def _take_step(self, c: Change, t: float) -> None:
+        rnd = self.round
+        match c:
+            case CurrentBet(amount) if rnd is not None:
+                rnd.current_bet = amount
+            case Folded(seat) if rnd is not None:
+                rnd.folded.add(seat)
+            case Checked(seat) if rnd is not None:
+                before = rnd.bets[seat]
+                self.record(rnd.check(seat), before)
             case OpenPreflop():
                 self.open_preflop()
             case AfterChange(at):

@@ -31,6 +31,7 @@ from controller.engine.procedures.base import (
     PlanBurns,
     Procedure,
     TakeFold,
+    Update,
     violation,
 )
 from controller.engine.procedures.button_short_37 import ButtonShort
@@ -137,6 +138,9 @@ class HandDealing(DealingRecord):
                     self.burn_plan[street] = allowed
                     if since is not None:
                         self.burns_before = since
+                case Update(target, fields):
+                    for name, value in fields.items():
+                        setattr(target, name, value)
                 case _:
                     self.table.do([effect])  # events, alerts, the floor called, ...
 
@@ -422,7 +426,7 @@ class HandDealing(DealingRecord):
         self.burn_plan.clear()
         self.killed.clear()
         self.killed_cards.clear()
-        premature_card_rp5.forget_left(self.procedures)
+        self._do(0.0, premature_card_rp5.forget_left(self.procedures))
         self.deal = DealState(
             order=self._deal_order(),
             collecting=True,
@@ -459,7 +463,7 @@ class HandDealing(DealingRecord):
         self.hand.burns.clear()
         for proc in self.pending():
             if isinstance(proc, Misdeal):
-                proc.table_cleared()
+                self._do(0.0, proc.table_cleared())
 
     # ------------------------------------------------------------------ dealer panel
 
@@ -485,8 +489,13 @@ class HandDealing(DealingRecord):
         The four-card flop's hold goes at once; the ruling stands as the cards now lie: the
         board is what the board antenna reads.
         """
-        self.hold.released_by_floor()
-        closed = [p.kind for p in self.pending() if p.floor_ruled()]
+        self._do(0.0, self.hold.released_by_floor())
+        closed = []
+        for proc in self.pending():
+            ruled = proc.floor_ruled()
+            if ruled:
+                closed.append(proc.kind)
+                self._do(0.0, ruled)
         if closed:
             on_board = self.table.cards_at("board")
             # Never fewer cards than the streets already bet on: the hand could not go on.
@@ -495,7 +504,7 @@ class HandDealing(DealingRecord):
             fits = fits and self.deal.over and not self.deal.collecting  # not a misdeal's cards
             if on_board != self.hand.board and fits:
                 self.hand.board[:] = on_board
-                premature_card_rp5.forget_left(self.procedures)
+                self._do(0.0, premature_card_rp5.forget_left(self.procedures))
                 self._streets_as_ruled()
         return closed
 
@@ -543,7 +552,7 @@ class HandDealing(DealingRecord):
             self._do(t, dead_hand_38.killed_card_burned(dead))
         for proc in self.pending():
             if isinstance(proc, ExposedCard):
-                proc.burned(card)
+                self._do(t, proc.burned(card))
             elif isinstance(proc, FourCardFlop):
                 self._do(t, proc.burned(card, self.table, hand.burns))
         for seat, cards in hand.hole.items():
@@ -605,7 +614,7 @@ class HandDealing(DealingRecord):
             return
         if not self._ready(street):
             if premature is not None and premature.street == street and street == "flop":
-                premature_card_rp5.flop_grows(premature, card, self.announcement)
+                self._do(t, premature_card_rp5.flop_grows(premature, card, self.announcement))
                 return
             self._do(
                 t,

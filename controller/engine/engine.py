@@ -23,6 +23,7 @@ __all__ = ["Engine", "Staffer"]
 _PLAIN = {status: status.value for status in SeatStatus}
 _FOLDED = SeatStatus.FOLDED
 
+
 class Engine(Table):
     """The whole table state; `apply` is the only way it changes."""
 

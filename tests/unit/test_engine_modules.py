@@ -154,27 +154,42 @@ def _rooted_at(node: ast.expr, names: set[str]) -> bool:
     return isinstance(node, ast.Name) and node.id in names
 
 
+def _taken_from(node: ast.expr, names: set[str]) -> bool:
+    """Whether a value is a part of `names`: `hb.round`, `a if c else hb.x`, `next(p for p
+    in procedures ...)`."""
+    if isinstance(node, ast.IfExp):
+        return _taken_from(node.body, names) or _taken_from(node.orelse, names)
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "next":
+        return any(
+            isinstance(a, ast.GeneratorExp) and any(_rooted_at(g.iter, names) for g in a.generators)
+            for a in node.args
+        )
+    return _rooted_at(node, names)
+
+
 def writes_to_the_hand(source: str) -> list[str]:
-    """Every place a function writes through a parameter it was given the hand as (typed
-    `HandChips`, or the round, `RoundView`) or through a name taken from it (`rnd =
-    hb.round`): assignments, augmented assignments, deletions and mutating calls."""
+    """Every place a function writes through what it was given (its parameters, `self`
+    included) or through a name taken from them (`rnd = hb.round`, `for p in procedures`):
+    assignments, augmented assignments, deletions and mutating calls. Names it made itself
+    (`out = []`) are its own."""
     found = []
     for fn in ast.walk(ast.parse(source)):
         if not isinstance(fn, ast.FunctionDef):
             continue
-        hand = {
-            a.arg
-            for a in fn.args.args + fn.args.kwonlyargs
-            if a.annotation is not None
-            and ast.unparse(a.annotation) in ("HandChips", "RoundView", "RoundView | None")
-        }
-        for node in ast.walk(fn):  # names bound to a part of the hand: `rnd = hb.round`
-            if isinstance(node, ast.Assign) and _rooted_at(node.value, hand):
-                hand |= {t.id for t in node.targets if isinstance(t, ast.Name)}
+        given = {a.arg for a in fn.args.posonlyargs + fn.args.args + fn.args.kwonlyargs}
+        for node in ast.walk(fn):  # names bound to a part of what it was given
+            if isinstance(node, ast.Assign) and _taken_from(node.value, given):
+                given |= {t.id for t in node.targets if isinstance(t, ast.Name)}
+            elif isinstance(node, ast.For | ast.comprehension) and _rooted_at(node.iter, given):
+                given |= {t.id for t in ast.walk(node.target) if isinstance(t, ast.Name)}
         for node in ast.walk(fn):
             targets: list[ast.expr] = []
             if isinstance(node, ast.Assign):
-                targets = node.targets
+                targets = [
+                    t
+                    for tt in node.targets
+                    for t in (tt.elts if isinstance(tt, ast.Tuple | ast.List) else [tt])
+                ]
             elif isinstance(node, ast.AugAssign | ast.AnnAssign):
                 targets = [node.target]
             elif isinstance(node, ast.Delete):
@@ -183,13 +198,13 @@ def writes_to_the_hand(source: str) -> list[str]:
                 isinstance(node, ast.Call)
                 and isinstance(node.func, ast.Attribute)
                 and node.func.attr in MUTATORS
-                and _rooted_at(node.func.value, hand)
+                and _rooted_at(node.func.value, given)
             ):
                 found.append(f"{fn.name}: {ast.unparse(node)}")
             found += [
                 f"{fn.name}: {ast.unparse(t)} written"
                 for t in targets
-                if not isinstance(t, ast.Name) and _rooted_at(t, hand)
+                if isinstance(t, ast.Attribute | ast.Subscript) and _rooted_at(t, given)
             ]
     return found
 
@@ -219,6 +234,31 @@ def rule(hb: HandChips, t: float) -> None:
     rnd.check(3)
 """
     assert len(writes_to_the_hand(source)) == 7
+    procedure = """
+class P:
+    def step(self, procs: list[P], seat: int) -> list[Effect]:
+        self.stage = Stage.DONE
+        kept = self.pushes if seat else self.folds
+        kept.append(seat)
+        for p in procs:
+            p.left.clear()
+        call = next((p for p in procs if p.kind == "floor_call"), None)
+        call.cards.append("As")
+        out = [say("x")]
+        out.append(say("y"))
+        return out
+"""
+    assert len(writes_to_the_hand(procedure)) == 4
+
+
+def test_procedures_return_their_changes_and_never_write_their_state() -> None:
+    """A dealing procedure reads its own fields and returns its changes (`Update`) with its
+    other effects; `HandDealing._do` carries them out. The four-card flop's hold and the
+    premature flop's announcement are shaped the same."""
+    modules = sorted((ROOT / "controller/engine/procedures").glob("*.py"))
+    assert len(modules) >= 10
+    for path in modules:
+        assert writes_to_the_hand(path.read_text()) == [], path.name
 
 
 def test_betting_rule_modules_are_named_for_their_rule() -> None:

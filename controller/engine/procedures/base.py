@@ -46,6 +46,20 @@ class PlanBurns:
 
 
 @dataclass(frozen=True, slots=True)
+class Update:
+    """Set fields of a procedure (or of the four-card flop's hold, or of the premature
+    flop's announcement): what it asks changed of its own record, carried out in order."""
+
+    target: Any
+    fields: dict[str, Any]
+
+
+def update(target: Any, **fields: Any) -> Update:
+    """`target`'s `fields` set to these values."""
+    return Update(target, fields)
+
+
+@dataclass(frozen=True, slots=True)
 class Begin:
     """A procedure starts: it is kept with the hand and its `procedure_required` alert given."""
 
@@ -64,6 +78,7 @@ Effect = (
     | CorrectBoard
     | PlanBurns
     | Begin
+    | Update
 )
 
 
@@ -74,8 +89,8 @@ Effect = (
 class Procedure:
     """A remedy in progress: what the dealer must do, and what the readers must see.
 
-    Each kind lives in the module named for its rule; it changes only its own fields and
-    returns what it needs done as effects.
+    Each kind lives in the module named for its rule; it reads its own fields and returns
+    what it needs done as effects, the changes of its own fields (`Update`) among them.
     """
 
     kind: str
@@ -131,17 +146,17 @@ class Procedure:
 
     def complete(self, **fields: Any) -> list[Effect]:
         """Done: `procedure_completed` with `fields` (the outcome)."""
-        self.stage = Stage.DONE
-        self.needs_floor = False
-        return [say("procedure_completed", procedure=self.kind, rule=self.rule, **fields)]
+        return [
+            update(self, stage=Stage.DONE, needs_floor=False),
+            say("procedure_completed", procedure=self.kind, rule=self.rule, **fields),
+        ]
 
-    def floor_ruled(self) -> bool:
-        """The floor ruled at the table: True when that closes this procedure (now done)."""
+    def floor_ruled(self) -> list[Effect]:
+        """The floor ruled at the table: the changes when that closes this procedure (it is
+        done), else none."""
         if not (self.FLOOR_CLOSES or self.needs_floor):
-            return False
-        self.stage = Stage.DONE
-        self.needs_floor = False
-        return True
+            return []
+        return [update(self, stage=Stage.DONE, needs_floor=False)]
 
     def on_street(self, street: str) -> list[Effect]:
         """A street was dealt (flop, turn, river): what that completes."""

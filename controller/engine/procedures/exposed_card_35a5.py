@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from controller.engine.effects import CallFloor, alert
-from controller.engine.procedures.base import Begin, Effect, Procedure
+from controller.engine.procedures.base import Begin, Effect, Procedure, update
 from controller.engine.procedures.stage import Stage
 from controller.rules.profiles import Profile
 
@@ -24,17 +24,18 @@ class ExposedCard(Procedure):
 
     PLANS_BURNS: ClassVar[bool] = True
 
-    def burned(self, card: str) -> None:
+    def burned(self, card: str) -> list[Effect]:
         """A card reached the burn."""
         if card in self.cards:
-            self.stage = Stage.BURNED  # the seat's hand drops it
+            return [update(self, stage=Stage.BURNED)]  # the seat's hand drops it
+        return []
 
     def replaced(self, seat: int) -> list[Effect]:
         """A card reached `seat`: the replacement, once the exposed card was burned."""
         if seat not in self.seats or self.stage != Stage.BURNED:
             return []
-        self.stage = Stage.REPLACED  # done when the flop comes with no other burn
         return [
+            update(self, stage=Stage.REPLACED),  # done when the flop comes with no other burn
             alert(
                 "procedure_step",
                 "info",
@@ -42,7 +43,7 @@ class ExposedCard(Procedure):
                 "flop without another burn",
                 procedure=self.kind,
                 rule=self.rule,
-            )
+            ),
         ]
 
     def on_street(self, street: str) -> list[Effect]:

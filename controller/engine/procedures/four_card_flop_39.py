@@ -18,6 +18,7 @@ from controller.engine.procedures.base import (
     PlanBurns,
     Procedure,
     TakeFold,
+    update,
     violation,
 )
 from controller.engine.procedures.stage import Stage
@@ -56,10 +57,9 @@ class FourCardFlop(Procedure):
             return f"draw must pick one of {len(self.cards)}", []
         if not table.floor_present():
             return "a four-card flop is resolved only with the floor at the table (badge)", []
-        self.draw = pick
         chosen = self.cards[pick]
-        self.stage = Stage.DRAWN
         return None, [
+            update(self, draw=pick, stage=Stage.DRAWN),
             say(
                 "burn_drawn",
                 card=chosen,
@@ -110,10 +110,9 @@ class FourCardFlop(Procedure):
                     rule="39",
                 )
             )
-        self.stage = Stage.BURNED
-        return out + self.check(table, burns, burned=card)
+        return [*out, update(self, stage=Stage.BURNED), *self.remedy_seen(table, burns, card)]
 
-    def check(
+    def remedy_seen(
         self, table: TableView, burns: Sequence[str], burned: str | None = None
     ) -> list[Effect]:
         """Whether the antennas show the remedy: one of the four at the burn, three on the
@@ -132,11 +131,14 @@ class FourCardFlop(Procedure):
             return []
         # Resolved on the board; verified until the turn comes without another burn. A burn
         # chosen without the floor (a violation) keeps the table held until the floor is here.
-        self.stage = Stage.RESOLVED
-        self.needs_floor = not table.floor_present()
-        self.seats = []
-        self.draw = self.cards.index(burn)
         return [
+            update(
+                self,
+                stage=Stage.RESOLVED,
+                needs_floor=not table.floor_present(),
+                seats=[],
+                draw=self.cards.index(burn),
+            ),
             CorrectBoard(tuple(left)),
             alert(
                 "procedure_step",
@@ -165,7 +167,7 @@ class FourCardFlop(Procedure):
                     "39",
                 )
             return []
-        return self.check(table, burns)
+        return self.remedy_seen(table, burns)
 
     def new_card(self, card: str) -> list[Effect]:
         """A card reached the board before the remedy was resolved."""
@@ -322,26 +324,27 @@ class FlopHold:
         """After each input: hold the table while a four-card flop is pending, or release
         it, taking the folds made meanwhile in the order the cards reached the muck."""
         floor = table.floor_present()
-        for proc in pending:
-            if isinstance(proc, FourCardFlop) and proc.stage == Stage.RESOLVED and floor:
-                proc.needs_floor = False  # the floor is at the table and sees the flop
+        seen: list[Effect] = [  # the floor is at the table and sees the flop
+            update(proc, needs_floor=False)
+            for proc in pending
+            if isinstance(proc, FourCardFlop) and proc.stage == Stage.RESOLVED and floor
+        ]
         reason = hold_reason(pending, floor)
         if reason is not None:
             changed: list[Effect] = [Changed()] if self.reason is None else []
-            self.reason, self.held = reason, True
-            return changed
+            return [*seen, update(self, reason=reason, held=True), *changed]
         if not self.held:
-            return []
-        self.reason, self.held = None, False
-        self.pushes.clear()
-        folds, self.folds = self.folds, []
+            return seen
+        folds = self.folds
         out: list[Effect] = [
+            *seen,
+            update(self, reason=None, held=False, pushes=[], folds=[]),
             Changed(),
             alert(
                 "table_released",
                 "info",
                 "the four-card flop is settled: the table is released, the flop betting goes on",
-                held=table.held(),
+                held=[h for h in table.held() if h != PROCEDURE_HOLD],  # released as it says
                 rule="39",
             ),
         ]
@@ -349,10 +352,10 @@ class FlopHold:
         out += [TakeFold(seat) for seat in folds if any(c in mucked for c in hole.get(seat, ()))]
         return out
 
-    def released_by_floor(self) -> None:
+    def released_by_floor(self) -> list[Effect]:
         """The floor ruled at the table: the hold goes now (its release is announced after
         the input)."""
-        self.reason = None
+        return [update(self, reason=None)]
 
     def refuse(self, action: str, seat: int | None, table: TableView) -> tuple[bool, list[Effect]]:
         """A betting action while the table is held: (True if refused, what to say).
@@ -368,11 +371,13 @@ class FlopHold:
             kept = self.pushes if action == "push" else self.folds
             if seat is None or seat in kept:
                 return True, []
-            kept.append(seat)
+            keep = [update(self, **{"pushes" if action == "push" else "folds": [*kept, seat]})]
             what = KEPT_WHILE_HELD[action].format(seat=seat)
         else:
+            keep = []
             what = f"{action.capitalize()} not taken: press it again once the table is released"
         return True, [
+            *keep,
             alert(
                 "action_refused",
                 "warning",
@@ -381,5 +386,5 @@ class FlopHold:
                 seat=seat,
                 held=table.held(),
                 rule="39",
-            )
+            ),
         ]

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from controller.engine.effects import Alert, CallFloor, alert, say
-from controller.engine.procedures.base import Begin, Effect, FloorCall, Procedure
+from controller.engine.procedures.base import Begin, Effect, FloorCall, Procedure, update
 from controller.engine.procedures.stage import Stage
 from controller.rules.betting import Action
 from controller.rules.profiles import Profile, misdeal_allowed
@@ -38,9 +38,9 @@ class Misdeal(Procedure):
         "blinds, nobody new dealt in (rule 35-C)."
     )
 
-    def table_cleared(self) -> None:
+    def table_cleared(self) -> list[Effect]:
         """No card is read on the table any more: the re-deal may begin."""
-        self.stage = Stage.REDEAL
+        return [update(self, stage=Stage.REDEAL)]
 
     def redealt(self) -> list[Effect]:
         """Every seat has its cards again."""

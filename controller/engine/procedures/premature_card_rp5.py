@@ -15,6 +15,7 @@ from controller.engine.procedures.base import (
     FloorCall,
     PlanBurns,
     Procedure,
+    update,
     violation,
 )
 from controller.engine.procedures.stage import Stage
@@ -58,23 +59,23 @@ class PrematureCard(Procedure):
         """`card` left the board; `still_out` are every premature card still on it."""
         if card not in self.cards or self.stage != Stage.PENDING or set(self.cards) & still_out:
             return []
-        self.stage = Stage.RETURNED
         return [
+            update(self, stage=Stage.RETURNED),
             alert(
                 "procedure_step",
                 "info",
                 f"premature {self.street} card(s) off the board: continue the betting",
                 procedure=self.kind,
                 rule=self.rule,
-            )
+            ),
         ]
 
     def on_street(self, street: str) -> list[Effect]:
         """The street it was dealt early for (or, RP-5B, the river after it) came."""
         if self.street == street:
             if street == "turn" and self.rule == "RP-5B":
-                self.stage = Stage.TURN_REDEALT  # the river comes without a burn
-                return [PlanBurns("river", 0)]
+                # the river comes without a burn
+                return [update(self, stage=Stage.TURN_REDEALT), PlanBurns("river", 0)]
             return self.complete(outcome="redealt", street=street)
         if self.street == "turn" and street == "river":
             return self.complete(outcome="redealt", street=street)
@@ -89,9 +90,9 @@ class FlopAnnouncement:
     procedure: Procedure | None = None
     grew: bool = False
 
-    def opened(self, procedure: Procedure) -> None:
+    def opened(self, procedure: Procedure) -> list[Effect]:
         """A premature flop's first card: announced when the flop is complete."""
-        self.procedure, self.grew = procedure, True
+        return [update(self, procedure=procedure, grew=True)]
 
     def announce(self, *, complete_only: bool = False) -> list[Effect]:
         """The `premature_card` event naming every card of the flop.
@@ -103,11 +104,12 @@ class FlopAnnouncement:
         proc = self.procedure
         if proc is None:
             return []
-        grew, self.grew = self.grew, False
-        if complete_only and grew and len(proc.cards) < FLOP_CARDS:
-            return []
-        self.procedure = None
-        return [say("premature_card", street="flop", cards=list(proc.cards), rule=proc.rule)]
+        if complete_only and self.grew and len(proc.cards) < FLOP_CARDS:
+            return [update(self, grew=False)]
+        return [
+            update(self, grew=False, procedure=None),
+            say("premature_card", street="flop", cards=list(proc.cards), rule=proc.rule),
+        ]
 
 
 def left_on_board(procedures: Iterable[Procedure]) -> set[str]:
@@ -119,11 +121,9 @@ def left_on_board(procedures: Iterable[Procedure]) -> set[str]:
     return out
 
 
-def forget_left(procedures: Iterable[Procedure]) -> None:
+def forget_left(procedures: Iterable[Procedure]) -> list[Effect]:
     """The board is taken as read (a misdeal, the floor's ruling): nothing must leave it."""
-    for proc in procedures:
-        if isinstance(proc, PrematureCard):
-            proc.left.clear()
+    return [update(p, left=set()) for p in procedures if isinstance(p, PrematureCard)]
 
 
 def dealt_early(
@@ -145,9 +145,10 @@ def dealt_early(
             (p for p in pending if p.kind == "floor_call" and p.street == street), None
         )
         if open_call is not None:
-            open_call.cards.append(card)
-            announcement.grew = True
-            return []
+            return [
+                update(open_call, cards=[*open_call.cards, card]),
+                update(announcement, grew=True),
+            ]
     out: list[Effect] = []
     if street != "flop":
         out.append(say("premature_card", street=street, cards=[card], rule=rule))
@@ -172,14 +173,14 @@ def dealt_early(
             Begin(call, "critical"),
         ]
         if street == "flop":
-            announcement.opened(call)
+            out += announcement.opened(call)
         return out
     proc = PrematureCard(
         rule=rule, instruction=INSTRUCTIONS[street], street=street, cards=[card], left={card}
     )
     out.append(Begin(proc, "critical"))
     if street == "flop":
-        announcement.opened(proc)
+        out += announcement.opened(proc)
         out.append(PlanBurns("flop", 0, since=burns))  # the flop burn stays; none for the new
     elif street == "turn":
         out.append(PlanBurns("turn", 1, since=burns))  # another burn before the new turn
@@ -188,11 +189,12 @@ def dealt_early(
     return out
 
 
-def flop_grows(premature: PrematureCard, card: str, announcement: FlopAnnouncement) -> None:
+def flop_grows(premature: PrematureCard, card: str, announcement: FlopAnnouncement) -> list[Effect]:
     """Another card of a premature flop (RP-5A): part of the same procedure."""
-    premature.cards.append(card)
-    premature.left.add(card)
-    announcement.grew = True
+    return [
+        update(premature, cards=[*premature.cards, card], left={*premature.left, card}),
+        update(announcement, grew=True),
+    ]
 
 
 def still_on_board(
@@ -221,11 +223,12 @@ def card_left_board(procedures: list[Procedure], card: str) -> list[Effect] | No
     it was no premature card still out."""
     if card not in left_on_board(procedures):
         return None
-    for proc in procedures:
-        if isinstance(proc, PrematureCard):
-            proc.left.discard(card)
-    still_out = left_on_board(procedures)
-    out: list[Effect] = []
+    out: list[Effect] = [
+        update(p, left=p.left - {card})
+        for p in procedures
+        if isinstance(p, PrematureCard) and card in p.left
+    ]
+    still_out = left_on_board(procedures) - {card}
     for proc in procedures:
         if proc.pending and isinstance(proc, PrematureCard):
             out += proc.card_left(card, still_out)
