@@ -70,7 +70,8 @@ class BettingRecord:
 
     `controller.engine.betting_flow.HandBetting` is this record plus its wiring (the
     seats, positions, profile and callbacks it is given); the betting rules
-    (`controller.engine.betting.*`) read and change these fields through `HandChips`.
+    (`controller.engine.betting.*`) read these fields through `HandChips` and return their
+    changes, which `HandBetting.make` carries out.
     """
 
     blinds: Blinds  # the forced bets (changed by a level correction, 23, and 35-C's re-play)
