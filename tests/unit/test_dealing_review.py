@@ -935,3 +935,36 @@ def test_random_inputs_around_the_procedures_never_raise(profile: str) -> None:
         )
         for _ in range(250):
             t.do(_random_event(rng, t))
+
+
+def test_rule_RP5B_premature_turn_left_on_the_board_is_one_violation_not_one_per_street() -> None:
+    """RP-5B: the premature turn stays on the board and the dealer deals the turn again
+    on top of it: one violation (the floor is called), and the board is taken as read.
+    The river then is no second "premature card(s) go back to the stub" violation: the
+    card the floor already ruled on is no longer one that must leave the board. (Found by
+    the old-vs-new differential replay of the effect refactor: the violation's effects
+    forgot the cards left on the board only before the refactor.)"""
+    t = table()
+    t.shuffle()
+    t.push(1, 25, 25)
+    t.push(2, 100)
+    t.deal(HOLE)
+    for seat in (3, 4):
+        t.push(seat, 100)
+    t.push(1, 50)
+    t.button("check")  # the big blind: the flop comes
+    t.board(*FLOP, burn="2d")
+    t.button("check")  # seat 1 checks; 2, 3 and 4 are still to act
+    t.board("Js", burn="3d")  # the turn before the flop betting ended (RP-5B)
+    assert said(t.out, "premature_card")[-1]["rule"] == "RP-5B"
+    for _ in range(3):
+        t.button("check")
+    t.board("Qh", burn="3h")  # the turn again, the premature Js still on the board
+    expected = "the premature card(s) go back to the stub before the street is dealt again"
+    stub = [v for v in events_of(t.out, "procedure_violation") if v["expected"] == expected]
+    assert len(stub) == 1
+    for _ in range(4):
+        t.button("check")
+    river = t.board("8h")  # RP-5B: the river comes with no burn
+    assert not [v for v in events_of(river, "procedure_violation") if v["expected"] == expected]
+    assert said(river, "board_dealt")[-1]["street"] == "river"

@@ -214,8 +214,7 @@ def still_on_board(
         f"{sorted(left)} still on the board, {card} dealt",
         premature.rule if premature is not None else PREMATURE_RULES[street],
     )
-    forget_left(procedures)
-    return out
+    return [*forget_left(procedures), *out]  # the board is taken as read
 
 
 def card_left_board(procedures: list[Procedure], card: str) -> list[Effect] | None:
