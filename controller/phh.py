@@ -214,6 +214,7 @@ class _Builder:
         self.awarded = False
         self.raked = 0  # the house's rake, as the pots' `pot_awarded` say
         self.award_cards: dict[int, list[str]] = {}  # seat -> its cards, as the awards show
+        self.forced_allin: set[int] = set()  # seats all in with their forced bets
         self._reset_deal()
 
     def _reset_deal(self) -> None:
@@ -232,7 +233,9 @@ class _Builder:
         self.acted: dict[int, int] = {}  # player -> the level after its last action this round
         self.last_actor = self._last_forced()
         self.folded: set[int] = set()
-        self.allin: set[int] = set()
+        # The forced bets stay in through a misdeal (35-C: the same blinds): a blind that put
+        # a seat all in keeps it all in for the re-deal.
+        self.allin: set[int] = set(self.forced_allin)
         # seat -> (where its last action is in `actions`, the level it faced, its total before)
         self.last_act: dict[int, tuple[int, int, int]] = {}
         # seat -> (street, chips) bound in by rule 53-B while the seat acts again
@@ -266,6 +269,7 @@ class _Builder:
         self.level = max(self.level, self.totals[0][seat])
         if e.get("allin"):
             self.allin.add(seat)
+            self.forced_allin.add(seat)
         self.last_actor = self._last_forced()
 
     def action(self, e: dict[str, Any]) -> None:

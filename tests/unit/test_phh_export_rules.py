@@ -9,7 +9,7 @@ from typing import Any
 
 from controller.phh import PhhHand, build_phh, split_hands
 from controller.phh_judge import hand_figures, judge
-from tests.engine_helpers import Table
+from tests.engine_helpers import Table, ev
 
 HOLE4 = {1: ["Ah", "Kh"], 2: ["Qd", "Jd"], 3: ["9s", "9c"], 4: ["7h", "2c"]}
 
@@ -180,3 +180,38 @@ def test_rule_58_everyone_else_folding_out_of_turn_ends_the_hand_in_the_file_too
     assert table.events("pot_awarded")[0]["reason"] == "uncontested"
     _phh, data = _judged(table)
     assert data["actions"][-3:] == ["p3 cbr 100", "p1 f", "p2 f"]
+
+
+def test_rule_35C_big_blind_all_in_stays_all_in_through_the_misdeal_re_deal() -> None:
+    """35-C: after a misdeal the same blinds stay in for the re-deal. A big blind whose post
+    put it all in is still all in then: the file gives it no turn (pokerkit refused the
+    check written for it after the small blind called). Found by the dealing fuzz."""
+    table = Table(seats=(1, 2, 3, 4), button=4, stacks={1: 10_000, 2: 100, 3: 10_000, 4: 10_000})
+    table.shuffle()
+    table.push(1, 50)
+    table.push(2, 100)  # all in with the big blind
+    table.deal(HOLE4)
+    table.button("misdeal")
+    assert table.events("misdeal")
+    table.do(
+        *(
+            ev(t=table.step(0.05), event="tag_out", antenna=f"seat{s}", card=c)
+            for s, cards in HOLE4.items()
+            for c in cards
+        )
+    )
+    table.deal({1: ["As", "Ks"], 2: ["Qc", "Jc"], 3: ["8s", "8c"], 4: ["6h", "3d"]})
+    table.fold(3)
+    table.fold(4)
+    table.push(1, 50)  # the small blind calls the all-in big blind: no betting left
+    table.board("Td", "5s", "4c", burn="2d")
+    table.board("8h", burn="3d")
+    table.board("2s", burn="6d")
+    table.push_pot()
+    assert table.events("hand_completed")
+    (hand,) = split_hands([(m.topic, m.payload) for m in table.out])
+    phh = build_phh(hand)
+    assert phh.text is not None, phh.problem
+    judge(phh.text, phh.finishing_stacks, starting=[10_000, 100, 10_000, 10_000])
+    actions = [a for a in tomllib.loads(phh.text)["actions"] if a[:1] == "p"]
+    assert "p2 cc" not in actions
