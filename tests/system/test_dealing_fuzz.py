@@ -17,8 +17,13 @@ Asserted on every message: it matches its schema; `seq` runs 1, 2, 3 ...; an eve
 the hand in progress; no chip is created or lost (stacks at every hand's end); every pot's
 shares add up to it, among its winners; no hole card on a public topic before the rules
 show it; a street turns the right number of cards; every procedure event cites its rule
-and names the cards it is about. And the run is measured: most inputs arrive during a hand,
-hands reach every street, and every kind of error happens many times.
+and names the cards it is about. Every hand the engine completes is exported to PHH and
+replayed strictly by pokerkit from the real starting stacks (tests/money_judge.py: each
+action applied in order with pokerkit's own parser, nothing repaired; a refused action, an
+unfinished hand or other final stacks fail the test; only the named allowances and the
+known gaps of tests/money_known.py). And the run is measured: most inputs arrive during a
+hand, hands reach every street, every kind of error happens many times, and most hands are
+judged.
 """
 
 from __future__ import annotations
@@ -41,6 +46,8 @@ from controller.replay import build_engine
 from controller.schema import validate
 from kernel.inputs import Badge, ButtonPress, Command, Device, Event, TagIn, TagOut, Tick
 from kernel.messages import Message
+from tests.money_judge import judge_completed_hands, pairs
+from tests.money_known import known_money_gap
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "sim-table.toml"
 FLOOR = "04F1E2D3C4B5A6"  # Giulia Ferrari, floor (examples/staff/sim-staff.toml)
@@ -564,6 +571,12 @@ def test_random_dealing_with_errors_keeps_the_procedures_invariants(profile: str
     for seed, dealer in enumerate(runs):
         problems = invariants(dealer.out, dealer.totals, profile) + remedies(dealer)
         assert problems == [], f"{profile} seed {seed}: {problems[:5]}"
+        try:
+            verdicts = judge_completed_hands(pairs(dealer.out), known_money_gap)
+        except AssertionError as exc:
+            raise AssertionError(f"{profile} seed {seed}: pokerkit: {exc}") from exc
+        coverage["judged"] += sum(": judged " in v for v in verdicts)
+        coverage["known gap"] += sum(": known gap, " in v for v in verdicts)
         events = [m.payload for m in dealer.out if m.topic == "events"]
         kinds = Counter(e["type"] for e in events)
         hands_with: dict[str, set[int]] = {}
@@ -589,5 +602,7 @@ def test_random_dealing_with_errors_keeps_the_procedures_invariants(profile: str
     assert coverage["turn"] >= 0.2 * hands and coverage["river"] >= 0.15 * hands
     assert coverage["pot_awarded"] >= 0.5 * hands
     assert coverage["misdeal"] >= 10
+    # a hand not judged is one PHH cannot hold: a fouled deck (35-E) or a hand abandoned
+    assert coverage["judged"] >= 0.8 * hands, "most completed hands judged by pokerkit"
     if profile == "tda-2019":
         assert coverage["four_card_flop"] >= 5 and coverage["premature_card"] >= 10
