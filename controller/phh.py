@@ -760,6 +760,9 @@ class _Builder:
         for street, at in self.board_at.items():
             self.actions[at] = f"d db {''.join(self.board.get(street, []))}"
         self.actions = _uncallable_raises_called(self.actions, starting, self.antes, self.blinds)
+        self.actions = _covering_blind_checks_dropped(
+            self.actions, starting, self.antes, self.blinds
+        )
         deal = []
         for i, seat in enumerate(self.order):
             cards = hand.holecards.get(seat, [])
@@ -850,6 +853,33 @@ def _uncallable_raises_called(
                 to = min(to, bets[i] + stacks[i])
                 stacks[i] -= to - bets[i]
                 bets[i] = to
+        out.append(line)
+    return out
+
+
+def _covering_blind_checks_dropped(
+    actions: Sequence[str], starting: Sequence[int], antes: Sequence[int], blinds: Sequence[int]
+) -> list[str]:
+    """A blind or straddle that covers every other player's chips (heads-up, the small
+    blind all in for less than the big blind) has no turn before the flop: nobody can bet
+    against it, its excess comes back uncalled (15-B), and pokerkit deals it out of the
+    round's actors. A check the file wrote for it there (its option) is dropped."""
+    n = len(starting)
+    behind = [s - a for s, a in zip(starting, antes, strict=True)]
+    covering = {
+        i
+        for i in range(n)
+        if 0 < blinds[i] < behind[i]
+        and all(behind[j] <= blinds[i] for j in range(n) if j != i)
+    }
+    out: list[str] = []
+    preflop = True
+    for line in actions:
+        if line.startswith("d db"):
+            preflop = False
+        player, _, word = line.partition(" ")
+        if preflop and word == "cc" and player[1:].isdigit() and int(player[1:]) - 1 in covering:
+            continue
         out.append(line)
     return out
 

@@ -215,3 +215,30 @@ def test_rule_35C_big_blind_all_in_stays_all_in_through_the_misdeal_re_deal() ->
     judge(phh.text, phh.finishing_stacks, starting=[10_000, 100, 10_000, 10_000])
     actions = [a for a in tomllib.loads(phh.text)["actions"] if a[:1] == "p"]
     assert "p2 cc" not in actions
+
+
+def test_rule_15B_big_blind_covering_a_short_all_in_small_blind_has_no_turn_in_the_file() -> None:
+    """Heads-up, the small blind all in for less than the big blind: nobody can bet against
+    the big blind, whose excess comes back uncalled (15-B); the table does not ask it to
+    act, and pokerkit gives it no turn either (its blind covers every other stack), so the
+    file writes it none (a check there was refused). Found by the strict judge in the
+    dealing review's seeded hands."""
+    table = Table(seats=(1, 2), button=1, stacks={1: 80, 2: 10_000})
+    table.shuffle()
+    table.push(1, 50)
+    table.push(2, 100)
+    table.deal({1: ["7h", "8h"], 2: ["4h", "9c"]})
+    table.button("allin", 1)
+    table.push(1, 30)  # all in: 80 in all, 20 short of the big blind
+    table.board("8c", "Qc", "Qd", burn="2d")
+    table.board("4c", burn="3d")
+    table.board("3h", burn="6d")
+    table.push_pot()
+    assert [e["amount"] for e in table.events("uncalled_bet_returned")] == [20]
+    (hand,) = split_hands([(m.topic, m.payload) for m in table.out])
+    phh = build_phh(hand)
+    assert phh.text is not None, phh.problem
+    data = tomllib.loads(phh.text)
+    players = dict(zip(data["seats"], ("p1", "p2"), strict=True))
+    judge(phh.text, phh.finishing_stacks, starting=[{1: 80, 2: 10_000}[s] for s in data["seats"]])
+    assert f"{players[2]} cc" not in data["actions"]
