@@ -629,8 +629,9 @@ class _Builder:
                 (self.shows if self.deferred else self.actions).append(f"p{i + 1} sm")
         for key, cards in cards_by_seat.items():
             seat = int(key)
-            if isinstance(cards, list) and not cards:
-                # Tabled without its cards read: the cards the award names, if any.
+            if seat in self.award_cards or (isinstance(cards, list) and not cards):
+                # The cards the award names, if any: a hand tabled before its cards were
+                # read, or before a misdeal (35-C: the re-deal's cards are the hand's).
                 cards = self.award_cards.get(seat, [])
             if seat in self.index and seat not in self.shown and isinstance(cards, list):
                 self.shown.add(seat)

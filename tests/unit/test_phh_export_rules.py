@@ -242,3 +242,31 @@ def test_rule_15B_big_blind_covering_a_short_all_in_small_blind_has_no_turn_in_t
     players = dict(zip(data["seats"], ("p1", "p2"), strict=True))
     judge(phh.text, phh.finishing_stacks, starting=[{1: 80, 2: 10_000}[s] for s in data["seats"]])
     assert f"{players[2]} cc" not in data["actions"]
+
+
+def test_rule_35C_cards_tabled_before_a_misdeal_are_not_the_re_deals_showdown() -> None:
+    """Heads-up, the small blind all in with its blind: the hands are tabled (16) before the
+    deal, a card is exposed (misdeal, 35A-5) and the tabling names it; the re-deal's hands
+    are what the pot is awarded on, and what the file shows. Found by the strict judge on a
+    dealing fuzz run with short stacks."""
+    table = Table(seats=(1, 2), button=1, stacks={1: 50, 2: 1600})
+    table.shuffle()
+    table.push(1, 50)  # all in with the small blind
+    table.push(2, 100)
+    put = ev(t=table.step(0.05), event="tag_in", antenna="seat2", card="Qs")
+    table.do(put)
+    table.button("exposed")
+    assert table.events("misdeal")
+    table.do(ev(t=table.step(0.05), event="tag_out", antenna="seat2", card="Qs"))
+    table.deal({1: ["Qc", "9h"], 2: ["Ah", "7d"]})
+    table.board("Tc", "Jh", "4d", burn="2d")
+    table.board("2h", burn="3d")
+    table.board("8s", burn="6d")
+    table.push_pot()
+    (hand,) = split_hands([(m.topic, m.payload) for m in table.out])
+    phh = build_phh(hand)
+    assert phh.text is not None, phh.problem
+    data = tomllib.loads(phh.text)
+    judge(phh.text, phh.finishing_stacks, starting=[{1: 50, 2: 1600}[s] for s in data["seats"]])
+    shows = [a for a in data["actions"] if " sm " in a]
+    assert sorted(a.split()[2] for a in shows) == ["Ah7d", "Qc9h"]
