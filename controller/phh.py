@@ -215,6 +215,7 @@ class _Builder:
         self.raked = 0  # the house's rake, as the pots' `pot_awarded` say
         self.award_cards: dict[int, list[str]] = {}  # seat -> its cards, as the awards show
         self.forced_allin: set[int] = set()  # seats all in with their forced bets
+        self.short_ante = False  # a seat all in for part of a player's ante
         self._reset_deal()
 
     def _reset_deal(self) -> None:
@@ -260,6 +261,7 @@ class _Builder:
             return
         i = self.index[seat]
         ante = int(e.get("ante") or 0)
+        self.short_ante |= bool(e.get("allin")) and 0 < ante < self._player_ante()
         self.antes[i] += ante
         self.contrib_ante[seat] += ante
         amount = int(e.get("amount") or 0)
@@ -271,6 +273,13 @@ class _Builder:
             self.allin.add(seat)
             self.forced_allin.add(seat)
         self.last_actor = self._last_forced()
+
+    def _player_ante(self) -> int:
+        """The ante each player posts (none with a big-blind ante: the big blind posts it
+        for the table, as dead money)."""
+        started = self.hand.events[0]
+        posted = [e for e in self.hand.events if e.get("type") == "posted" and e.get("ante")]
+        return int(started.get("ante") or 0) if len(posted) > 1 else 0
 
     def action(self, e: dict[str, Any]) -> None:
         seat = int(e["seat"])
@@ -731,6 +740,25 @@ class _Builder:
         if e.get("type") != "misdeal":
             self.actions.append(_comment(text))
 
+    def _game_fields(self) -> list[tuple[str, Any]]:
+        """The variant, the forced bets and the bet sizes."""
+        antes, blinds = list(self.antes), list(self.blinds)
+        if self.n == 2:  # heads-up: the arrays are reverse-assigned (phh-std)
+            antes.reverse()
+            blinds.reverse()
+        fields: list[tuple[str, Any]] = [("variant", "FT" if self.game == "flhe" else "NT")]
+        if self.short_ante:
+            # A player all in for part of his ante wins from each player only the part he
+            # matched (21): pokerkit plays antes as dead money in the main pot unless they
+            # are trimmed (the table's antes are each player's own chips in the pots).
+            fields.append(("ante_trimming_status", True))
+        fields += [("antes", antes), ("blinds_or_straddles", blinds)]
+        if self.game == "flhe":  # fixed limit: a small bet pre-flop and flop, then double
+            fields += [("small_bet", self.big_blind), ("big_bet", 2 * self.big_blind)]
+        else:
+            fields.append(("min_bet", self.big_blind))
+        return fields
+
     def _file(
         self, final: dict[int, int], wins: dict[int, int], returned: dict[int, int]
     ) -> PhhHand:
@@ -768,19 +796,7 @@ class _Builder:
         for i, seat in enumerate(self.order):
             cards = hand.holecards.get(seat, [])
             deal.append(f"d dh p{i + 1} {''.join(cards) if len(cards) == 2 else UNKNOWN * 2}")
-        antes, blinds = list(self.antes), list(self.blinds)
-        if self.n == 2:  # heads-up: the arrays are reverse-assigned (phh-std)
-            antes.reverse()
-            blinds.reverse()
-        fields: list[tuple[str, Any]] = [
-            ("variant", "FT" if self.game == "flhe" else "NT"),
-            ("antes", antes),
-            ("blinds_or_straddles", blinds),
-        ]
-        if self.game == "flhe":  # fixed limit: a small bet pre-flop and flop, then double
-            fields += [("small_bet", self.big_blind), ("big_bet", 2 * self.big_blind)]
-        else:
-            fields.append(("min_bet", self.big_blind))
+        fields = self._game_fields()
         fields += [
             ("starting_stacks", starting),
             ("actions", deal + self.actions),

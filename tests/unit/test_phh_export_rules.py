@@ -244,6 +244,36 @@ def test_rule_15B_big_blind_covering_a_short_all_in_small_blind_has_no_turn_in_t
     assert f"{players[2]} cc" not in data["actions"]
 
 
+def test_rule_21_player_all_in_for_part_of_the_ante_wins_only_what_he_matched() -> None:
+    """Antes of 10, seat 1 has 5: all in for half an ante. Each pot is contested by the
+    players who matched it (21): he can win 5 from each player, the rest of the antes are
+    a side pot. pokerkit's file plays antes as dead money in the main pot unless the file
+    says they are trimmed (`ante_trimming_status`), which the export now writes. Found by
+    the strict judge on a dealing fuzz run with short stacks."""
+    stacks = {1: 5, 2: 480, 3: 800, 4: 4000}
+    table = Table(seats=(1, 2, 3, 4), button=4, stacks=stacks, blinds=(25, 50, 10))
+    table.shuffle()
+    table.push(1, 5)  # all his chips: part of the ante, no small blind
+    table.push(2, 50, 10)
+    table.push(3, 10)
+    table.push(4, 10)
+    table.deal({1: ["8c", "4c"], 2: ["9c", "7s"], 3: ["Ts", "8h"], 4: ["Tc", "Js"]})
+    table.fold(3)
+    table.fold(4)
+    table.board("2c", "Ad", "6d", burn="2d")
+    table.board("3c", burn="3d")
+    table.board("Ac", burn="6d")
+    table.push_pot()
+    pots = {e["pot"]: (e["amount"], e["winners"]) for e in table.events("pot_awarded")}
+    assert pots == {0: (20, [1]), 1: (15, [2])}  # seat 1's flush wins the antes he matched
+    (hand,) = split_hands([(m.topic, m.payload) for m in table.out])
+    phh = build_phh(hand)
+    assert phh.text is not None, phh.problem
+    data = tomllib.loads(phh.text)
+    judge(phh.text, phh.finishing_stacks, starting=[stacks[s] for s in data["seats"]])
+    assert data["ante_trimming_status"] is True
+
+
 def test_rule_35C_cards_tabled_before_a_misdeal_are_not_the_re_deals_showdown() -> None:
     """Heads-up, the small blind all in with its blind: the hands are tabled (16) before the
     deal, a card is exposed (misdeal, 35A-5) and the tabling names it; the re-deal's hands
