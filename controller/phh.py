@@ -214,6 +214,8 @@ class _Builder:
         self.awarded = False
         self.raked = 0  # the house's rake, as the pots' `pot_awarded` say
         self.award_cards: dict[int, list[str]] = {}  # seat -> its cards, as the awards show
+        self.forced_allin: set[int] = set()  # seats all in with their forced bets
+        self.short_ante = False  # a seat all in for part of a player's ante
         self._reset_deal()
 
     def _reset_deal(self) -> None:
@@ -232,7 +234,9 @@ class _Builder:
         self.acted: dict[int, int] = {}  # player -> the level after its last action this round
         self.last_actor = self._last_forced()
         self.folded: set[int] = set()
-        self.allin: set[int] = set()
+        # The forced bets stay in through a misdeal (35-C: the same blinds): a blind that put
+        # a seat all in keeps it all in for the re-deal.
+        self.allin: set[int] = set(self.forced_allin)
         # seat -> (where its last action is in `actions`, the level it faced, its total before)
         self.last_act: dict[int, tuple[int, int, int]] = {}
         # seat -> (street, chips) bound in by rule 53-B while the seat acts again
@@ -257,6 +261,7 @@ class _Builder:
             return
         i = self.index[seat]
         ante = int(e.get("ante") or 0)
+        self.short_ante |= bool(e.get("allin")) and 0 < ante < self._player_ante()
         self.antes[i] += ante
         self.contrib_ante[seat] += ante
         amount = int(e.get("amount") or 0)
@@ -266,7 +271,15 @@ class _Builder:
         self.level = max(self.level, self.totals[0][seat])
         if e.get("allin"):
             self.allin.add(seat)
+            self.forced_allin.add(seat)
         self.last_actor = self._last_forced()
+
+    def _player_ante(self) -> int:
+        """The ante each player posts (none with a big-blind ante: the big blind posts it
+        for the table, as dead money)."""
+        started = self.hand.events[0]
+        posted = [e for e in self.hand.events if e.get("type") == "posted" and e.get("ante")]
+        return int(started.get("ante") or 0) if len(posted) > 1 else 0
 
     def action(self, e: dict[str, Any]) -> None:
         seat = int(e["seat"])
@@ -625,8 +638,9 @@ class _Builder:
                 (self.shows if self.deferred else self.actions).append(f"p{i + 1} sm")
         for key, cards in cards_by_seat.items():
             seat = int(key)
-            if isinstance(cards, list) and not cards:
-                # Tabled without its cards read: the cards the award names, if any.
+            if seat in self.award_cards or (isinstance(cards, list) and not cards):
+                # The cards the award names, if any: a hand tabled before its cards were
+                # read, or before a misdeal (35-C: the re-deal's cards are the hand's).
                 cards = self.award_cards.get(seat, [])
             if seat in self.index and seat not in self.shown and isinstance(cards, list):
                 self.shown.add(seat)
@@ -726,6 +740,25 @@ class _Builder:
         if e.get("type") != "misdeal":
             self.actions.append(_comment(text))
 
+    def _game_fields(self) -> list[tuple[str, Any]]:
+        """The variant, the forced bets and the bet sizes."""
+        antes, blinds = list(self.antes), list(self.blinds)
+        if self.n == 2:  # heads-up: the arrays are reverse-assigned (phh-std)
+            antes.reverse()
+            blinds.reverse()
+        fields: list[tuple[str, Any]] = [("variant", "FT" if self.game == "flhe" else "NT")]
+        if self.short_ante:
+            # A player all in for part of his ante wins from each player only the part he
+            # matched (21): pokerkit plays antes as dead money in the main pot unless they
+            # are trimmed (the table's antes are each player's own chips in the pots).
+            fields.append(("ante_trimming_status", True))
+        fields += [("antes", antes), ("blinds_or_straddles", blinds)]
+        if self.game == "flhe":  # fixed limit: a small bet pre-flop and flop, then double
+            fields += [("small_bet", self.big_blind), ("big_bet", 2 * self.big_blind)]
+        else:
+            fields.append(("min_bet", self.big_blind))
+        return fields
+
     def _file(
         self, final: dict[int, int], wins: dict[int, int], returned: dict[int, int]
     ) -> PhhHand:
@@ -756,23 +789,14 @@ class _Builder:
         for street, at in self.board_at.items():
             self.actions[at] = f"d db {''.join(self.board.get(street, []))}"
         self.actions = _uncallable_raises_called(self.actions, starting, self.antes, self.blinds)
+        self.actions = _covering_blind_checks_dropped(
+            self.actions, starting, self.antes, self.blinds
+        )
         deal = []
         for i, seat in enumerate(self.order):
             cards = hand.holecards.get(seat, [])
             deal.append(f"d dh p{i + 1} {''.join(cards) if len(cards) == 2 else UNKNOWN * 2}")
-        antes, blinds = list(self.antes), list(self.blinds)
-        if self.n == 2:  # heads-up: the arrays are reverse-assigned (phh-std)
-            antes.reverse()
-            blinds.reverse()
-        fields: list[tuple[str, Any]] = [
-            ("variant", "FT" if self.game == "flhe" else "NT"),
-            ("antes", antes),
-            ("blinds_or_straddles", blinds),
-        ]
-        if self.game == "flhe":  # fixed limit: a small bet pre-flop and flop, then double
-            fields += [("small_bet", self.big_blind), ("big_bet", 2 * self.big_blind)]
-        else:
-            fields.append(("min_bet", self.big_blind))
+        fields = self._game_fields()
         fields += [
             ("starting_stacks", starting),
             ("actions", deal + self.actions),
@@ -846,6 +870,33 @@ def _uncallable_raises_called(
                 to = min(to, bets[i] + stacks[i])
                 stacks[i] -= to - bets[i]
                 bets[i] = to
+        out.append(line)
+    return out
+
+
+def _covering_blind_checks_dropped(
+    actions: Sequence[str], starting: Sequence[int], antes: Sequence[int], blinds: Sequence[int]
+) -> list[str]:
+    """A blind or straddle that covers every other player's chips (heads-up, the small
+    blind all in for less than the big blind) has no turn before the flop: nobody can bet
+    against it, its excess comes back uncalled (15-B), and pokerkit deals it out of the
+    round's actors. A check the file wrote for it there (its option) is dropped."""
+    n = len(starting)
+    behind = [s - a for s, a in zip(starting, antes, strict=True)]
+    covering = {
+        i
+        for i in range(n)
+        if 0 < blinds[i] < behind[i]
+        and all(behind[j] <= blinds[i] for j in range(n) if j != i)
+    }
+    out: list[str] = []
+    preflop = True
+    for line in actions:
+        if line.startswith("d db"):
+            preflop = False
+        player, _, word = line.partition(" ")
+        if preflop and word == "cc" and player[1:].isdigit() and int(player[1:]) - 1 in covering:
+            continue
         out.append(line)
     return out
 

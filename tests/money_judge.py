@@ -19,7 +19,9 @@ def pairs(messages: list[Message]) -> Messages:
 
 
 def starting_stacks(messages: Messages, hand: int) -> dict[int, int]:
-    """Each seat's stack in the last `state` published before the hand started."""
+    """Each seat's stack in the last `state` published before the hand started, updated by
+    a `hand_completed` after it (a hand abandoned by the shuffler that starts the next one
+    publishes its `state` only after the new `hand_started`)."""
     stacks: dict[int, int] = {}
     for topic, payload in messages:
         if topic == "state":
@@ -28,6 +30,9 @@ def starting_stacks(messages: Messages, hand: int) -> dict[int, int]:
                 for s, v in payload.get("seats", {}).items()
                 if isinstance(v, dict) and isinstance(v.get("stack"), int)
             }
+        elif topic == EVENTS and payload.get("type") == "hand_completed":
+            # a hand ended and the next began on one input: no `state` between them
+            stacks.update({int(s): int(v) for s, v in (payload.get("stacks") or {}).items()})
         elif (
             topic == EVENTS
             and payload.get("type") == "hand_started"

@@ -17,8 +17,13 @@ Asserted on every message: it matches its schema; `seq` runs 1, 2, 3 ...; an eve
 the hand in progress; no chip is created or lost (stacks at every hand's end); every pot's
 shares add up to it, among its winners; no hole card on a public topic before the rules
 show it; a street turns the right number of cards; every procedure event cites its rule
-and names the cards it is about. And the run is measured: most inputs arrive during a hand,
-hands reach every street, and every kind of error happens many times.
+and names the cards it is about. Every hand the engine completes is exported to PHH and
+replayed strictly by pokerkit from the real starting stacks (tests/money_judge.py: each
+action applied in order with pokerkit's own parser, nothing repaired; a refused action, an
+unfinished hand or other final stacks fail the test; only the named allowances and the
+known gaps of tests/money_known.py). And the run is measured: most inputs arrive during a
+hand, hands reach every street, every kind of error happens many times, and most hands are
+judged.
 """
 
 from __future__ import annotations
@@ -41,6 +46,8 @@ from controller.replay import build_engine
 from controller.schema import validate
 from kernel.inputs import Badge, ButtonPress, Command, Device, Event, TagIn, TagOut, Tick
 from kernel.messages import Message
+from tests.money_judge import judge_completed_hands, pairs
+from tests.money_known import known_money_gap
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "sim-table.toml"
 FLOOR = "04F1E2D3C4B5A6"  # Giulia Ferrari, floor (examples/staff/sim-staff.toml)
@@ -417,26 +424,30 @@ class Dealer:
         self.no_burn = on_board != 3  # RP-5B: a new burn for the turn, none for the river
 
 
-def play(profile: str, seed: int, hands: int) -> Dealer:
+def play(profile: str, seed: int, hands: int, *, short: bool = False) -> Dealer:
+    """`hands` hands at a table of 3 to 8 deep stacks; `short`: 2 to 6 short stacks (a few
+    blinds to 60 big blinds, antes at times), where blinds and antes put players all in."""
     config = load_config(EXAMPLE, profile_override=profile)
     rng = random.Random(seed)
     dealer = Dealer(build_engine(config), rng)
-    seats = sorted(rng.sample(range(1, 10), rng.randint(3, 8)))
+    seats = sorted(rng.sample(range(1, 10), rng.randint(2, 6) if short else rng.randint(3, 8)))
     for seat in seats:
-        stack = rng.choice([2_000, 5_000, 20_000])
+        stack = rng.choice([120, 250, 400, 900, 3_000] if short else [2_000, 5_000, 20_000])
         dealer.total += stack
         dealer.do(Command(0.0, "seat", {"seat": seat, "player": f"P{seat}", "stack": stack}))
-    sb = rng.choice([25, 50, 100])
-    dealer.do(Command(0.0, "level", {"small_blind": sb, "big_blind": 2 * sb, "ante": 0}))
+    sb = rng.choice([25, 50] if short else [25, 50, 100])
+    ante = rng.choice([0, 0, 10]) if short else 0
+    dealer.do(Command(0.0, "level", {"small_blind": sb, "big_blind": 2 * sb, "ante": ante}))
     dealer.do(Command(0.0, "button", {"seat": rng.choice(seats)}))
     dealer.totals.append((0, dealer.total))
     for _ in range(hands):
         for seat in dealer.seats():
             if dealer.state["seats"][str(seat)]["stack"] == 0:  # a rebuy between hands
                 index = len(dealer.out)
-                got = dealer.do(Command(dealer.step(), "stack", {"seat": seat, "stack": 5_000}))
+                chips = rng.choice([150, 400, 1_000]) if short else 5_000
+                got = dealer.do(Command(dealer.step(), "stack", {"seat": seat, "stack": chips}))
                 if not any(m.payload.get("type") == "command_rejected" for m in got):
-                    dealer.total += 5_000
+                    dealer.total += chips
                     dealer.totals.append((index, dealer.total))
         dealer.hand()
     return dealer
@@ -564,6 +575,12 @@ def test_random_dealing_with_errors_keeps_the_procedures_invariants(profile: str
     for seed, dealer in enumerate(runs):
         problems = invariants(dealer.out, dealer.totals, profile) + remedies(dealer)
         assert problems == [], f"{profile} seed {seed}: {problems[:5]}"
+        try:
+            verdicts = judge_completed_hands(pairs(dealer.out), known_money_gap)
+        except AssertionError as exc:
+            raise AssertionError(f"{profile} seed {seed}: pokerkit: {exc}") from exc
+        coverage["judged"] += sum(": judged " in v for v in verdicts)
+        coverage["known gap"] += sum(": known gap, " in v for v in verdicts)
         events = [m.payload for m in dealer.out if m.topic == "events"]
         kinds = Counter(e["type"] for e in events)
         hands_with: dict[str, set[int]] = {}
@@ -589,5 +606,33 @@ def test_random_dealing_with_errors_keeps_the_procedures_invariants(profile: str
     assert coverage["turn"] >= 0.2 * hands and coverage["river"] >= 0.15 * hands
     assert coverage["pot_awarded"] >= 0.5 * hands
     assert coverage["misdeal"] >= 10
+    # a hand not judged is one PHH cannot hold: a fouled deck (35-E) or a hand abandoned
+    assert coverage["judged"] >= 0.8 * hands, "most completed hands judged by pokerkit"
     if profile == "tda-2019":
         assert coverage["four_card_flop"] >= 5 and coverage["premature_card"] >= 10
+
+
+@pytest.mark.parametrize("profile", ["tda-2019", "campione"])
+def test_random_dealing_with_short_stacks_keeps_the_invariants_and_is_judged(profile: str) -> None:
+    """Short stacks: blinds and antes put players all in, heads-up comes and goes, misdeals
+    after an all-in blind; the same invariants, and every completed hand judged by pokerkit
+    (the export wrote such hands wrong: a blind all in through a misdeal, a short small
+    blind's tabled cards, a player all in for part of his ante)."""
+    hands = judged = known = allin_forced = 0
+    for seed in range(6):
+        dealer = play(profile, seed, hands=25, short=True)
+        problems = invariants(dealer.out, dealer.totals, profile) + remedies(dealer)
+        assert problems == [], f"{profile} seed {seed}: {problems[:5]}"
+        try:
+            verdicts = judge_completed_hands(pairs(dealer.out), known_money_gap)
+        except AssertionError as exc:
+            raise AssertionError(f"{profile} short, seed {seed}: pokerkit: {exc}") from exc
+        events = [m.payload for m in dealer.out if m.topic == "events"]
+        hands += sum(e["type"] == "hand_started" for e in events)
+        allin_forced += sum(e["type"] == "posted" and e["allin"] for e in events)
+        judged += sum(": judged " in v for v in verdicts)
+        known += sum(": known gap, " in v for v in verdicts)
+    print(f"{profile} short: {hands} hands, {judged} judged, {known} known gaps")
+    print(f"{profile} short: {allin_forced} blinds or antes posted all in")
+    assert hands >= 140 and allin_forced >= 5
+    assert judged >= 0.75 * hands, "most completed hands judged by pokerkit"

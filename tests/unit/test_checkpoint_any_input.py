@@ -29,6 +29,7 @@ from kernel.errors import CheckpointError
 from kernel.inputs import Event
 from sim.tables import sim_table_file
 from tablectl.cli import trace_headers
+from tests.money_judge import judge_completed_hands, pairs
 from tests.oracle import generate_hands, new_engine, trace_of
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -104,6 +105,10 @@ def test_checkpoint_after_any_input_of_a_scenario_goes_on_byte_identical(trace: 
 def test_checkpoint_after_any_input_of_random_hands_goes_on_byte_identical() -> None:
     for number, hand in enumerate(generate_hands(20_261_129, ORACLE_HANDS, antes=True)):
         _run(new_engine, trace_of(hand), f"oracle hand {number}")
+        # the hand itself, uninterrupted, exported to PHH and judged strictly by pokerkit
+        engine = new_engine()
+        out = [m for event in trace_of(hand) for m in engine.apply(event)]
+        assert judge_completed_hands(pairs(out)) == ["hand 1: judged exactly"], number
 
 
 def test_checkpoint_mid_hand_holds_the_hand_and_refuses_a_foreign_procedure() -> None:

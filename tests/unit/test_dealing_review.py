@@ -14,6 +14,8 @@ from controller.engine.engine import Staffer
 from kernel.inputs import Badge, Device, Event
 from kernel.messages import Message
 from tests.engine_helpers import Table, ev, events_of
+from tests.money_judge import judge_completed_hands, pairs
+from tests.money_known import known_money_gap
 
 HOLE = {1: ["Ah", "Kh"], 2: ["Qd", "Jd"], 3: ["9s", "9c"], 4: ["7h", "2c"]}
 REDEAL = {1: ["As", "Ks"], 2: ["Qc", "Jc"], 3: ["8s", "8c"], 4: ["6h", "3d"]}
@@ -854,7 +856,10 @@ class _Hands:
 
 @pytest.mark.parametrize("profile", ["tda-2019", "campione", "venezia"])
 def test_seeded_normal_hands_raise_no_alarm_and_leak_no_hole_card(profile: str) -> None:
-    """A normal hand gets no procedure, no misdeal, and no hole card on public topics."""
+    """A normal hand gets no procedure, no misdeal, and no hole card on public topics; and
+    every hand completed is exported to PHH and judged strictly by pokerkit from the real
+    starting stacks (tests/money_judge.py)."""
+    completed = judged = 0
     for seed in range(12):
         hands = _Hands(random.Random(seed), profile)
         for _ in range(4):
@@ -862,6 +867,10 @@ def test_seeded_normal_hands_raise_no_alarm_and_leak_no_hole_card(profile: str) 
                 break
         assert alarms(hands.t.out) == [], f"seed {seed}"
         assert hole_card_leaks(hands.t.out) == [], f"seed {seed}"
+        verdicts = judge_completed_hands(pairs(hands.t.out), known_money_gap)
+        completed += len(events_of(hands.t.out, "hand_completed"))
+        judged += sum(": judged " in v for v in verdicts)
+    assert judged == completed >= 40, (judged, completed)
 
 
 def _random_event(rng: random.Random, t: Table) -> Event:

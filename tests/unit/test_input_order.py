@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import json
 import random
 import threading
 from pathlib import Path
@@ -18,6 +19,7 @@ from controller.seal import is_sealed, open_sealed
 from kernel.clock import ManualClock
 from kernel.inputs import Badge, ButtonPress, Event, TagIn, TagOut, Tick
 from kernel.messages import HOLECARDS, HOLEKEYS, RELEASED, Message
+from tests.money_judge import judge_completed_hands
 
 ROOT = Path(__file__).resolve().parents[2]
 EPOCH = 1_700_000_000.0
@@ -148,6 +150,13 @@ def _play(tmp: Path, window_ms: float, deliveries: list[tuple[float, int, str, E
     return table
 
 
+def _judged(sent: list[str]) -> list[str]:
+    """pokerkit's strict verdicts on every hand completed in a game's published lines
+    (tests/money_judge.py): any refused action, unfinished hand or other stacks fails."""
+    lines = [json.loads(line) for line in sent]
+    return judge_completed_hands([(d["topic"].split("/", 1)[1], d["payload"]) for d in lines])
+
+
 @pytest.fixture(scope="module")
 def made(tmp_path_factory: pytest.TempPathFactory) -> list[tuple[str, Event]]:
     return _hands(_config(tmp_path_factory.mktemp("c"), WINDOW_MS), hands=4, seed=11)
@@ -188,9 +197,14 @@ def test_without_the_window_jitter_changes_the_game(
     tmp_path: Path, made: list[tuple[str, Event]], in_order: tuple[list[str], list[str]]
 ) -> None:
     """The case the window is for: the same jittered deliveries applied as they arrive
-    rule on another game (out-of-turn checks, premature cards, other stacks)."""
+    rule on another game (out-of-turn checks, premature cards, other stacks). Both games'
+    hands are exported to PHH and judged strictly by pokerkit."""
     got = _play(tmp_path, 0.0, _deliveries(made, random.Random(1))).sent
     assert got != in_order[0]
+    # both games, the one in order and the one jitter made, are whole hands pokerkit judges
+    for game in (in_order[0], got):
+        verdicts = _judged(game)
+        assert len(verdicts) == 4 and all(": judged " in v for v in verdicts), verdicts
 
 
 def test_the_window_keeps_each_source_in_its_own_order() -> None:

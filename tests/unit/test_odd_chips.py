@@ -9,7 +9,9 @@ split's remainder to its lowest player index. Here every player goes all-in befo
 flop with stacks chosen to leave odd chips in every pot, on a board where several hands tie
 exactly; the engine's `pot_awarded` events must be the pots, winners and shares computed in
 this file from the rules (contributions, levels, pokerkit's hand ranking, the button's
-position), for buttons on each of the nine seats, heads-up and up to eight players.
+position), for buttons on each of the nine seats, heads-up and up to eight players. Every
+hand is also exported to PHH and judged strictly by pokerkit (tests/money_judge.py), its
+odd chips the judge's one named allowance.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from controller.engine import Engine, EngineSpec
 from kernel.inputs import ButtonPress, Command, Event
 from kernel.messages import Message
 from sim.dealer import Decision, HandPlan, TableDealer
+from tests.money_judge import judge_completed_hands, pairs
 
 BOARD = ["Kd", "9s", "8h", "3d", "2c"]  # no straight, no flush, nothing paired by the holes
 BURNS = ["2d", "3c", "4d"]
@@ -149,11 +152,15 @@ def random_deal(
 @pytest.mark.parametrize("button", range(1, 10))
 def test_rule_20A_odd_chips_go_left_of_the_button_on_every_seat(button: int) -> None:
     rng = random.Random(2000 + button)
-    odd_pots = wrapped = side_pots = 0
+    odd_pots = wrapped = side_pots = judged = 0
     for _ in range(30):
         players = rng.randint(2, 8)
         seats, stacks, hole = random_deal(rng, players, button)
         out = play(seats, button, stacks, hole)
+        # pokerkit replays the hand strictly: the same pots and stacks but for where the
+        # odd chips go (its own way, not 20-A's: the judge's named allowance)
+        (verdict,) = judge_completed_hands(pairs(out))
+        judged += ": judged " in verdict
         started = events(out, "hand_started")
         assert [e["button"] for e in started] == [button]
         want = expected_pots(stacks, hole, button)
@@ -181,6 +188,7 @@ def test_rule_20A_odd_chips_go_left_of_the_button_on_every_seat(button: int) -> 
     # (with the button on seat 9, left of it is seat 1: the two orders agree).
     assert odd_pots >= 10 and side_pots >= 10, (odd_pots, side_pots)
     assert wrapped >= (0 if button == 9 else 3), wrapped
+    assert judged == 30
 
 
 def test_rule_21_each_side_pot_is_split_on_its_own_with_its_own_odd_chips() -> None:
