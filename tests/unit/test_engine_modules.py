@@ -310,3 +310,50 @@ def test_antenna_names_parse_into_kind_and_seat(name: str, kind: str, seat: int 
     assert antenna(name) is parsed  # parsed once, then cached
     assert parsed.reads_chips == (kind in ("bet", "pot"))
     assert parsed.on_table == (kind in ("seat", "board"))
+
+
+def _returns_effects() -> set[str]:
+    """Names of the betting rules' and procedures' functions that return changes or effects,
+    less any name a function elsewhere in the engine also has (`HandBetting.check`)."""
+    effects: set[str] = set()
+    others: set[str] = set()
+    for path in (ROOT / "controller/engine").rglob("*.py"):
+        mine = path.parent.name in ("betting", "procedures")
+        for fn in ast.walk(ast.parse(path.read_text())):
+            if not isinstance(fn, ast.FunctionDef):
+                continue
+            returns = ast.unparse(fn.returns) if fn.returns is not None else ""
+            if mine and ("Effect" in returns or "Change" in returns):
+                effects.add(fn.name)
+            else:
+                others.add(fn.name)
+    return effects - others
+
+
+def dropped_effects(source: str, names: set[str]) -> list[str]:
+    """Calls of `names` whose result is thrown away (a statement of its own)."""
+    return [
+        ast.unparse(node)
+        for node in ast.walk(ast.parse(source))
+        if isinstance(node, ast.Expr)
+        and isinstance(node.value, ast.Call)
+        and isinstance(node.value.func, ast.Attribute | ast.Name)
+        and (
+            node.value.func.attr
+            if isinstance(node.value.func, ast.Attribute)
+            else node.value.func.id
+        )
+        in names
+    ]
+
+
+def test_no_returned_change_or_effect_is_dropped() -> None:
+    """A rule or procedure changes nothing itself: a call whose returned changes are not
+    carried out loses them (a premature card never forgotten, RP-5B)."""
+    names = _returns_effects()
+    assert {"forget_left", "return_uncalled", "complete", "maybe_table"} <= names
+    for path in sorted((ROOT / "controller/engine").rglob("*.py")):
+        assert dropped_effects(path.read_text(), names) == [], path.name
+    assert dropped_effects("def f(p):\n    forget_left(p)\n    x = complete()\n", names) == [
+        "forget_left(p)"
+    ]
