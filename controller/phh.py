@@ -756,6 +756,9 @@ class _Builder:
         for street, at in self.board_at.items():
             self.actions[at] = f"d db {''.join(self.board.get(street, []))}"
         self.actions = _uncallable_raises_called(self.actions, starting, self.antes, self.blinds)
+        self.actions = _checks_without_a_turn_dropped(
+            self.actions, starting, self.antes, self.blinds
+        )
         deal = []
         for i, seat in enumerate(self.order):
             cards = hand.holecards.get(seat, [])
@@ -844,6 +847,46 @@ def _uncallable_raises_called(
                 if parts[1] == "cbr" and not callable_:
                     line, to = f"p{i + 1} cc", level
                 to = min(to, bets[i] + stacks[i])
+                stacks[i] -= to - bets[i]
+                bets[i] = to
+        out.append(line)
+    return out
+
+
+def _checks_without_a_turn_dropped(
+    actions: Sequence[str], starting: Sequence[int], antes: Sequence[int], blinds: Sequence[int]
+) -> list[str]:
+    """A check by a player who has no turn in the round: as the round opens, its bet already
+    covers every other hand still in, bet and stack (a big blind facing only a small blind
+    all in for less, 15-B returns the excess). The table does not ask it and neither does
+    pokerkit (its effective stack is nothing), so it is not written. The stacks are followed
+    through the file's actions as `_uncallable_raises_called` does."""
+    n = len(starting)
+    stacks = [s - a - b for s, a, b in zip(starting, antes, blinds, strict=True)]
+    bets = list(blinds)
+    folded: set[int] = set()
+
+    def without_a_turn() -> set[int]:
+        totals = sorted(bets[j] + stacks[j] for j in range(n) if j not in folded)
+        second = totals[-2] if len(totals) > 1 else 0
+        return {j for j in range(n) if j not in folded and stacks[j] and second <= bets[j]}
+
+    idle = without_a_turn()
+    out: list[str] = []
+    for line in actions:
+        parts = line.split()
+        if parts[:2] == ["d", "db"]:
+            bets = [0] * n
+            idle = without_a_turn()
+        elif len(parts) >= 2 and parts[0][:1] == "p" and parts[0][1:].isdigit():
+            i = int(parts[0][1:]) - 1
+            level = max(bets)
+            if parts[1] == "f":
+                folded.add(i)
+            elif parts[1] == "cc" and i in idle and bets[i] == level:
+                continue  # no turn: not written
+            elif parts[1] in ("cc", "cbr"):
+                to = min(level if parts[1] == "cc" else int(parts[2]), bets[i] + stacks[i])
                 stacks[i] -= to - bets[i]
                 bets[i] = to
         out.append(line)

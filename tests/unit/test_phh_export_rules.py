@@ -36,7 +36,10 @@ def _checks_to_the_end(table: Table, players: int) -> None:
     table.push_pot()
 
 
-def _judged(table: Table, start: int = 10_000) -> tuple[PhhHand, dict[str, Any]]:
+def _judged(
+    table: Table, start: int | dict[int, int] = 10_000
+) -> tuple[PhhHand, dict[str, Any]]:
+    """The hand exported and judged from the real starting stacks (`start`: each seat's)."""
     (hand,) = split_hands([(m.topic, m.payload) for m in table.out])
     phh = build_phh(hand)
     assert phh.text is not None, phh.problem
@@ -44,7 +47,7 @@ def _judged(table: Table, start: int = 10_000) -> tuple[PhhHand, dict[str, Any]]
     judge(
         phh.text,
         phh.finishing_stacks,
-        starting=[start] * len(phh.seats),
+        starting=[start if isinstance(start, int) else start[s] for s in phh.seats],
         odd_chips=odd,
         rake=rake,
     )
@@ -180,3 +183,22 @@ def test_rule_58_everyone_else_folding_out_of_turn_ends_the_hand_in_the_file_too
     assert table.events("pot_awarded")[0]["reason"] == "uncontested"
     _phh, data = _judged(table)
     assert data["actions"][-3:] == ["p3 cbr 100", "p1 f", "p2 f"]
+
+
+def test_rule_15B_big_blind_covering_a_short_all_in_small_blind_has_no_turn_in_the_file() -> None:
+    table = Table(seats=(1, 2), button=1, stacks={1: 79, 2: 10_000})
+    table.shuffle()
+    table.push(1, 50)
+    table.push(2, 100)
+    table.deal({1: ["Ah", "Ac"], 2: ["Kd", "Qd"]})
+    table.push(1, 29)  # the small blind all in for 79: the big blind's 100 covers it
+    assert table.events("hands_tabled")  # the table does not ask the big blind (15-B)
+    table.board("9d", "5s", "4c", burn="2d")
+    table.board("8h", burn="3d")
+    table.board("2s", burn="6d")
+    table.push_pot()
+    assert table.events("uncalled_bet_returned")[0]["amount"] == 21
+    _phh, data = _judged(table, start={1: 79, 2: 10_000})
+    # p1 is the big blind (heads-up order): no check written; pokerkit gives it no turn
+    assert [a for a in data["actions"] if a.startswith("p")][:1] == ["p2 cc"]
+    assert "p1 cc" not in data["actions"]
