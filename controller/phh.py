@@ -230,6 +230,7 @@ class _Builder:
         self.mucked: set[int] = set()
         self.killed: dict[int, int] = {}  # dead hands still to fold in PHH -> street killed
         self.acted: dict[int, int] = {}  # player -> the level after its last action this round
+        self.acted_before: dict[int, int] = {}  # position in `actions` -> its player's before
         self.last_actor = self._last_forced()
         self.folded: set[int] = set()
         self.allin: set[int] = set()
@@ -276,6 +277,7 @@ class _Builder:
         self._bound_before(i)
         self._kills_before(i)
         self.last_act[seat] = (len(self.actions), self.level, self.totals[self.street][seat])
+        self.acted_before[len(self.actions)] = self.acted.get(i, -1)
         self.acted[i] = max(self.level, amount)
         totals = self.totals[self.street]
         if kind == "fold":
@@ -362,7 +364,30 @@ class _Builder:
         self.level = max([kept, *(t for s, t in totals.items() if s != seat)])
         self.acted[i] = kept
         self.actions[at] = f"p{i + 1} cc" if kept <= faced else f"p{i + 1} cbr {kept}"
+        self._folds_without_a_turn(at)
         return True
+
+    def _folds_without_a_turn(self, at: int) -> None:
+        """Folds written after the raise at `at` that came back (15-B, 65-A) by players who
+        had already acted at the level it is now: in the file they have no turn left in the
+        round. Each becomes a dead hand, folding at its next turn (its chips stay in either
+        way), and a comment stands where it folded."""
+        for k in range(at + 1, len(self.actions)):
+            player, _, word = self.actions[k].partition(" ")
+            if player == "d":
+                return  # the next street: its folds had turns
+            if word != "f" or not player.startswith("p") or k not in self.acted_before:
+                continue
+            j = int(player[1:]) - 1
+            if self.acted_before[k] < self.level or j in self.killed:
+                continue
+            seat = self.order[j]
+            self.actions[k] = _comment(f"seat {seat} folded: no turn left (the raise came back)")
+            self.folded.discard(seat)
+            self.killed[j] = self.street
+            self.acted[j] = self.acted_before[k]
+            if self.last_actor == j:
+                self.last_actor = self._previous_actor(k)
 
     def _fold_where_it_acted(self, i: int) -> None:
         """A dead hand folds where it last acted on the street (its action the last one

@@ -202,3 +202,22 @@ def test_rule_15B_big_blind_covering_a_short_all_in_small_blind_has_no_turn_in_t
     # p1 is the big blind (heads-up order): no check written; pokerkit gives it no turn
     assert [a for a in data["actions"] if a.startswith("p")][:1] == ["p2 cc"]
     assert "p1 cc" not in data["actions"]
+
+
+def test_rule_15B_fold_facing_a_raise_that_comes_back_is_written_on_the_next_street() -> None:
+    table = _preflop()
+    table.push(3, 100)
+    table.push(4, 100)
+    table.push(1, 50)
+    table.push(2, 100, 100)  # the big blind raises to 300
+    table.fold(3)  # seat 3 folds facing it (its 100 stay in)
+    table.fold(2)  # the raiser mucks before seat 4 acts (58): its 200 come back (15-B)
+    assert table.events("uncalled_bet_returned")[0]["amount"] == 200
+    _checks_to_the_end(table, 2)
+    assert table.stacks() == {1: 9_900, 2: 9_900, 3: 9_900, 4: 10_300}
+    _phh, data = _judged(table)
+    # In the file the raise is the big blind's check: the round is over, seat 3 has no
+    # turn left in it and folds at its next one, on the flop after the dead big blind.
+    actions = [a for a in data["actions"] if not a.startswith("d dh")]
+    assert actions[:4] == ["p3 cc", "p4 cc", "p1 cc", "p2 cc"]
+    assert actions[5:9] == ["d db Td5s4c", "p1 cc", "p2 f", "p3 f"]
