@@ -516,6 +516,7 @@ class _Builder:
         hand whose turn comes first checks (in the table's hand it never had to act) or,
         when the folded hands have no turn left in the round, bets the minimum, returned
         uncalled as they fold (the stacks stay the table's)."""
+        self._bound_chips_of_the_winner()
         if not self.killed:
             return
         self._fold_dead_callers()
@@ -541,6 +542,18 @@ class _Builder:
                 # A folded hand has no turn left in this round: the player still in bets or
                 # raises (returned uncalled when they fold), so that they fold in it.
                 self._opens_again(turn)
+
+    def _bound_chips_of_the_winner(self) -> None:
+        """A 53-B seat to act again wins the pot uncontested before it acts: its binding
+        chips are in the pot it wins (the table's stacks count them), so they count in what it
+        put in. In the file the others' chips are what it wins either way."""
+        for seat, (street, bound) in list(self.committed.items()):
+            if street == self.street and seat not in self.folded and (
+                self.index[seat] not in self.killed
+            ):
+                totals = self.totals[self.street]
+                totals[seat] = max(totals[seat], bound)
+                del self.committed[seat]
 
     def _drop_checks_after_the_last_fold(self) -> None:
         """Dead hands folded where they called: a check written after them, when only one

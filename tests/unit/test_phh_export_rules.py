@@ -221,3 +221,18 @@ def test_rule_15B_fold_facing_a_raise_that_comes_back_is_written_on_the_next_str
     actions = [a for a in data["actions"] if not a.startswith("d dh")]
     assert actions[:4] == ["p3 cc", "p4 cc", "p1 cc", "p2 cc"]
     assert actions[5:9] == ["d db Td5s4c", "p1 cc", "p2 f", "p3 f"]
+
+
+def test_rule_53B_seat_to_act_again_winning_uncontested_has_its_binding_chips_in() -> None:
+    table = _preflop()
+    table.push(4, 100)  # seat 4 calls out of turn while seat 3 is to act (held)
+    table.push(1, 100, 100, 50)  # the small blind raises to 300 out of turn (held)
+    table.push(3, 200, 200, 200)  # the skipped seat raises to 600: both act again (53-B)
+    table.fold(4)  # its 100 stay in
+    table.fold(2)  # the big blind mucks out of turn (58)
+    table.fold(3)  # the raiser mucks out of turn: 300 come back (15-B)
+    assert table.events("pot_awarded")[0]["reason"] == "uncontested"
+    # The small blind wins without acting again: its 300 were in the pot it won.
+    assert table.stacks() == {1: 10_500, 2: 9_900, 3: 9_700, 4: 9_900}
+    phh, _data = _judged(table)  # from the real starting stacks (its 300 counted)
+    assert phh.put_in == 300 + 100 + 300 + 100
