@@ -794,9 +794,7 @@ class _Builder:
         for street, at in self.board_at.items():
             self.actions[at] = f"d db {''.join(self.board.get(street, []))}"
         self.actions = _uncallable_raises_called(self.actions, starting, self.antes, self.blinds)
-        self.actions = _checks_without_a_turn_dropped(
-            self.actions, starting, self.antes, self.blinds
-        )
+        self.actions = _as_the_stacks_allow(self.actions, starting, self.antes, self.blinds)
         deal = []
         for i, seat in enumerate(self.order):
             cards = hand.holecards.get(seat, [])
@@ -891,14 +889,19 @@ def _uncallable_raises_called(
     return out
 
 
-def _checks_without_a_turn_dropped(
+def _as_the_stacks_allow(
     actions: Sequence[str], starting: Sequence[int], antes: Sequence[int], blinds: Sequence[int]
 ) -> list[str]:
-    """A check by a player who has no turn in the round: as the round opens, its bet already
-    covers every other hand still in, bet and stack (a big blind facing only a small blind
-    all in for less, 15-B returns the excess). The table does not ask it and neither does
-    pokerkit (its effective stack is nothing), so it is not written. The stacks are followed
-    through the file's actions as `_uncallable_raises_called` does."""
+    """The file's turns and raises as the players' chips allow them, the stacks followed
+    through the file's actions as `_uncallable_raises_called` does:
+
+    - a check by a player who has no turn in the round is not written: as the round opens,
+      its bet already covers every other hand still in, bet and stack (a big blind facing
+      only a small blind all in for less, 15-B returns the excess); the table does not ask
+      it and neither does pokerkit (its effective stack is nothing);
+    - a raise beyond the player's chips (the bet `_opens_again` writes so that dead hands
+      fold in turn, returned uncalled) is written as its all-in.
+    """
     n = len(starting)
     stacks = [s - a - b for s, a, b in zip(starting, antes, blinds, strict=True)]
     bets = list(blinds)
@@ -925,6 +928,8 @@ def _checks_without_a_turn_dropped(
                 continue  # no turn: not written
             elif parts[1] in ("cc", "cbr"):
                 to = min(level if parts[1] == "cc" else int(parts[2]), bets[i] + stacks[i])
+                if parts[1] == "cbr" and to < int(parts[2]):
+                    line = f"p{i + 1} cbr {to}" if to > level else f"p{i + 1} cc"
                 stacks[i] -= to - bets[i]
                 bets[i] = to
         out.append(line)

@@ -236,3 +236,19 @@ def test_rule_53B_seat_to_act_again_winning_uncontested_has_its_binding_chips_in
     assert table.stacks() == {1: 10_500, 2: 9_900, 3: 9_700, 4: 9_900}
     phh, _data = _judged(table)  # from the real starting stacks (its 300 counted)
     assert phh.put_in == 300 + 100 + 300 + 100
+
+
+def test_rule_58_short_winner_opening_for_the_dead_hands_is_written_all_in() -> None:
+    stacks = {1: 10_000, 2: 10_000, 3: 1_000, 4: 10_000}
+    table = _preflop(stacks=stacks)
+    table.push(3, 100, 100, 100)  # raise to 300
+    table.push(4, 200, 200, 200)  # raise to 600
+    table.fold(1)
+    table.push(2, 500)  # the big blind calls
+    table.fold(4)  # the button and the big blind muck out of turn (58): seat 3 wins
+    table.fold(2)
+    assert table.stacks() == {1: 9_950, 2: 9_400, 3: 2_250, 4: 9_400}
+    _phh, data = _judged(table, start=stacks)
+    # In the file the button still has to fold after seat 3: seat 3 bets so that it has a
+    # turn, and can bet no more than its 1,000 (returned uncalled as the button folds).
+    assert data["actions"][-2:] == ["p3 cbr 1000", "p4 f"]
