@@ -232,6 +232,7 @@ class _Builder:
         self.mucked: set[int] = set()
         self.killed: dict[int, int] = {}  # dead hands still to fold in PHH -> street killed
         self.acted: dict[int, int] = {}  # player -> the level after its last action this round
+        self.acted_before: dict[int, int] = {}  # position in `actions` -> its player's before
         self.last_actor = self._last_forced()
         self.folded: set[int] = set()
         # The forced bets stay in through a misdeal (35-C: the same blinds): a blind that put
@@ -289,6 +290,7 @@ class _Builder:
         self._bound_before(i)
         self._kills_before(i)
         self.last_act[seat] = (len(self.actions), self.level, self.totals[self.street][seat])
+        self.acted_before[len(self.actions)] = self.acted.get(i, -1)
         self.acted[i] = max(self.level, amount)
         totals = self.totals[self.street]
         if kind == "fold":
@@ -375,7 +377,30 @@ class _Builder:
         self.level = max([kept, *(t for s, t in totals.items() if s != seat)])
         self.acted[i] = kept
         self.actions[at] = f"p{i + 1} cc" if kept <= faced else f"p{i + 1} cbr {kept}"
+        self._folds_without_a_turn(at)
         return True
+
+    def _folds_without_a_turn(self, at: int) -> None:
+        """Folds written after the raise at `at` that came back (15-B, 65-A) by players who
+        had already acted at the level it is now: in the file they have no turn left in the
+        round. Each becomes a dead hand, folding at its next turn (its chips stay in either
+        way), and a comment stands where it folded."""
+        for k in range(at + 1, len(self.actions)):
+            player, _, word = self.actions[k].partition(" ")
+            if player == "d":
+                return  # the next street: its folds had turns
+            if word != "f" or not player.startswith("p") or k not in self.acted_before:
+                continue
+            j = int(player[1:]) - 1
+            if self.acted_before[k] < self.level or j in self.killed:
+                continue
+            seat = self.order[j]
+            self.actions[k] = _comment(f"seat {seat} folded: no turn left (the raise came back)")
+            self.folded.discard(seat)
+            self.killed[j] = self.street
+            self.acted[j] = self.acted_before[k]
+            if self.last_actor == j:
+                self.last_actor = self._previous_actor(k)
 
     def _fold_where_it_acted(self, i: int) -> None:
         """A dead hand folds where it last acted on the street (its action the last one
@@ -504,6 +529,7 @@ class _Builder:
         hand whose turn comes first checks (in the table's hand it never had to act) or,
         when the folded hands have no turn left in the round, bets the minimum, returned
         uncalled as they fold (the stacks stay the table's)."""
+        self._bound_chips_of_the_winner()
         if not self.killed:
             return
         self._fold_dead_callers()
@@ -529,6 +555,18 @@ class _Builder:
                 # A folded hand has no turn left in this round: the player still in bets or
                 # raises (returned uncalled when they fold), so that they fold in it.
                 self._opens_again(turn)
+
+    def _bound_chips_of_the_winner(self) -> None:
+        """A 53-B seat to act again wins the pot uncontested before it acts: its binding
+        chips are in the pot it wins (the table's stacks count them), so they count in what it
+        put in. In the file the others' chips are what it wins either way."""
+        for seat, (street, bound) in list(self.committed.items()):
+            if street == self.street and seat not in self.folded and (
+                self.index[seat] not in self.killed
+            ):
+                totals = self.totals[self.street]
+                totals[seat] = max(totals[seat], bound)
+                del self.committed[seat]
 
     def _drop_checks_after_the_last_fold(self) -> None:
         """Dead hands folded where they called: a check written after them, when only one
@@ -789,9 +827,7 @@ class _Builder:
         for street, at in self.board_at.items():
             self.actions[at] = f"d db {''.join(self.board.get(street, []))}"
         self.actions = _uncallable_raises_called(self.actions, starting, self.antes, self.blinds)
-        self.actions = _covering_blind_checks_dropped(
-            self.actions, starting, self.antes, self.blinds
-        )
+        self.actions = _as_the_stacks_allow(self.actions, starting, self.antes, self.blinds)
         deal = []
         for i, seat in enumerate(self.order):
             cards = hand.holecards.get(seat, [])
@@ -874,29 +910,49 @@ def _uncallable_raises_called(
     return out
 
 
-def _covering_blind_checks_dropped(
+def _as_the_stacks_allow(
     actions: Sequence[str], starting: Sequence[int], antes: Sequence[int], blinds: Sequence[int]
 ) -> list[str]:
-    """A blind or straddle that covers every other player's chips (heads-up, the small
-    blind all in for less than the big blind) has no turn before the flop: nobody can bet
-    against it, its excess comes back uncalled (15-B), and pokerkit deals it out of the
-    round's actors. A check the file wrote for it there (its option) is dropped."""
+    """The file's turns and raises as the players' chips allow them, the stacks followed
+    through the file's actions as `_uncallable_raises_called` does:
+
+    - a check by a player who has no turn in the round is not written: as the round opens,
+      its bet already covers every other hand still in, bet and stack (a big blind facing
+      only a small blind all in for less, 15-B returns the excess); the table does not ask
+      it and neither does pokerkit (its effective stack is nothing);
+    - a raise beyond the player's chips (the bet `_opens_again` writes so that dead hands
+      fold in turn, returned uncalled) is written as its all-in.
+    """
     n = len(starting)
-    behind = [s - a for s, a in zip(starting, antes, strict=True)]
-    covering = {
-        i
-        for i in range(n)
-        if 0 < blinds[i] < behind[i]
-        and all(behind[j] <= blinds[i] for j in range(n) if j != i)
-    }
+    stacks = [s - a - b for s, a, b in zip(starting, antes, blinds, strict=True)]
+    bets = list(blinds)
+    folded: set[int] = set()
+
+    def without_a_turn() -> set[int]:
+        totals = sorted(bets[j] + stacks[j] for j in range(n) if j not in folded)
+        second = totals[-2] if len(totals) > 1 else 0
+        return {j for j in range(n) if j not in folded and stacks[j] and second <= bets[j]}
+
+    idle = without_a_turn()
     out: list[str] = []
-    preflop = True
     for line in actions:
-        if line.startswith("d db"):
-            preflop = False
-        player, _, word = line.partition(" ")
-        if preflop and word == "cc" and player[1:].isdigit() and int(player[1:]) - 1 in covering:
-            continue
+        parts = line.split()
+        if parts[:2] == ["d", "db"]:
+            bets = [0] * n
+            idle = without_a_turn()
+        elif len(parts) >= 2 and parts[0][:1] == "p" and parts[0][1:].isdigit():
+            i = int(parts[0][1:]) - 1
+            level = max(bets)
+            if parts[1] == "f":
+                folded.add(i)
+            elif parts[1] == "cc" and i in idle and bets[i] == level:
+                continue  # no turn: not written
+            elif parts[1] in ("cc", "cbr"):
+                to = min(level if parts[1] == "cc" else int(parts[2]), bets[i] + stacks[i])
+                if parts[1] == "cbr" and to < int(parts[2]):
+                    line = f"p{i + 1} cbr {to}" if to > level else f"p{i + 1} cc"
+                stacks[i] -= to - bets[i]
+                bets[i] = to
         out.append(line)
     return out
 

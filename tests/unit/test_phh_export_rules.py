@@ -36,7 +36,8 @@ def _checks_to_the_end(table: Table, players: int) -> None:
     table.push_pot()
 
 
-def _judged(table: Table, start: int = 10_000) -> tuple[PhhHand, dict[str, Any]]:
+def _judged(table: Table, start: int | dict[int, int] = 10_000) -> tuple[PhhHand, dict[str, Any]]:
+    """The hand exported and judged from the real starting stacks (`start`: each seat's)."""
     (hand,) = split_hands([(m.topic, m.payload) for m in table.out])
     phh = build_phh(hand)
     assert phh.text is not None, phh.problem
@@ -44,7 +45,7 @@ def _judged(table: Table, start: int = 10_000) -> tuple[PhhHand, dict[str, Any]]
     judge(
         phh.text,
         phh.finishing_stacks,
-        starting=[start] * len(phh.seats),
+        starting=[start if isinstance(start, int) else start[s] for s in phh.seats],
         odd_chips=odd,
         rake=rake,
     )
@@ -300,3 +301,72 @@ def test_rule_35C_cards_tabled_before_a_misdeal_are_not_the_re_deals_showdown() 
     judge(phh.text, phh.finishing_stacks, starting=[{1: 50, 2: 1600}[s] for s in data["seats"]])
     shows = [a for a in data["actions"] if " sm " in a]
     assert sorted(a.split()[2] for a in shows) == ["Ah7d", "Qc9h"]
+
+
+def test_rule_15B_big_blind_covering_a_small_blind_all_in_with_its_blind_has_no_turn() -> None:
+    table = Table(seats=(1, 2), button=1, stacks={1: 79, 2: 10_000})
+    table.shuffle()
+    table.push(1, 50)
+    table.push(2, 100)
+    table.deal({1: ["Ah", "Ac"], 2: ["Kd", "Qd"]})
+    table.push(1, 29)  # the small blind all in for 79: the big blind's 100 covers it
+    assert table.events("hands_tabled")  # the table does not ask the big blind (15-B)
+    table.board("9d", "5s", "4c", burn="2d")
+    table.board("8h", burn="3d")
+    table.board("2s", burn="6d")
+    table.push_pot()
+    assert table.events("uncalled_bet_returned")[0]["amount"] == 21
+    _phh, data = _judged(table, start={1: 79, 2: 10_000})
+    # p1 is the big blind (heads-up order): no check written; pokerkit gives it no turn
+    assert [a for a in data["actions"] if a.startswith("p")][:1] == ["p2 cc"]
+    assert "p1 cc" not in data["actions"]
+
+
+def test_rule_15B_fold_facing_a_raise_that_comes_back_is_written_on_the_next_street() -> None:
+    table = _preflop()
+    table.push(3, 100)
+    table.push(4, 100)
+    table.push(1, 50)
+    table.push(2, 100, 100)  # the big blind raises to 300
+    table.fold(3)  # seat 3 folds facing it (its 100 stay in)
+    table.fold(2)  # the raiser mucks before seat 4 acts (58): its 200 come back (15-B)
+    assert table.events("uncalled_bet_returned")[0]["amount"] == 200
+    _checks_to_the_end(table, 2)
+    assert table.stacks() == {1: 9_900, 2: 9_900, 3: 9_900, 4: 10_300}
+    _phh, data = _judged(table)
+    # In the file the raise is the big blind's check: the round is over, seat 3 has no
+    # turn left in it and folds at its next one, on the flop after the dead big blind.
+    actions = [a for a in data["actions"] if not a.startswith("d dh")]
+    assert actions[:4] == ["p3 cc", "p4 cc", "p1 cc", "p2 cc"]
+    assert actions[5:9] == ["d db Td5s4c", "p1 cc", "p2 f", "p3 f"]
+
+
+def test_rule_53B_seat_to_act_again_winning_uncontested_has_its_binding_chips_in() -> None:
+    table = _preflop()
+    table.push(4, 100)  # seat 4 calls out of turn while seat 3 is to act (held)
+    table.push(1, 100, 100, 50)  # the small blind raises to 300 out of turn (held)
+    table.push(3, 200, 200, 200)  # the skipped seat raises to 600: both act again (53-B)
+    table.fold(4)  # its 100 stay in
+    table.fold(2)  # the big blind mucks out of turn (58)
+    table.fold(3)  # the raiser mucks out of turn: 300 come back (15-B)
+    assert table.events("pot_awarded")[0]["reason"] == "uncontested"
+    # The small blind wins without acting again: its 300 were in the pot it won.
+    assert table.stacks() == {1: 10_500, 2: 9_900, 3: 9_700, 4: 9_900}
+    phh, _data = _judged(table)  # from the real starting stacks (its 300 counted)
+    assert phh.put_in == 300 + 100 + 300 + 100
+
+
+def test_rule_58_short_winner_opening_for_the_dead_hands_is_written_all_in() -> None:
+    stacks = {1: 10_000, 2: 10_000, 3: 1_000, 4: 10_000}
+    table = _preflop(stacks=stacks)
+    table.push(3, 100, 100, 100)  # raise to 300
+    table.push(4, 200, 200, 200)  # raise to 600
+    table.fold(1)
+    table.push(2, 500)  # the big blind calls
+    table.fold(4)  # the button and the big blind muck out of turn (58): seat 3 wins
+    table.fold(2)
+    assert table.stacks() == {1: 9_950, 2: 9_400, 3: 2_250, 4: 9_400}
+    _phh, data = _judged(table, start=stacks)
+    # In the file the button still has to fold after seat 3: seat 3 bets so that it has a
+    # turn, and can bet no more than its 1,000 (returned uncalled as the button folds).
+    assert data["actions"][-2:] == ["p3 cbr 1000", "p4 f"]
