@@ -42,6 +42,9 @@ from controller.rules.profiles import PROFILES, Profile
 
 STRUCTURES = {"nlhe": "nl", "plhe": "pl", "flhe": "fl"}
 STREETS = ("preflop", "flop", "turn", "river")
+# Enum members read on every input, as module globals: see dealing.py's _DONE.
+_BETTING, _POSTING = Phase.BETTING, Phase.POSTING
+_ACTIVE, _ALLIN, _FOLDED = SeatStatus.ACTIVE, SeatStatus.ALLIN, SeatStatus.FOLDED
 
 
 class HandBetting(BettingRecord):
@@ -124,25 +127,25 @@ class HandBetting(BettingRecord):
     @property
     def to_act(self) -> int | None:
         """The seat whose turn it is."""
-        if self.phase != Phase.BETTING or self.round is None:
+        if self.phase != _BETTING or self.round is None:
             return None
         return self.round.to_act
 
     def bet(self, seat: int) -> int:
         """Chips in front of the seat on the current street."""
-        if self.round is not None and self.phase == Phase.BETTING:
+        if self.round is not None and self.phase == _BETTING:
             return self.round.bets.get(seat, 0)
-        if self.phase == Phase.POSTING:
+        if self.phase == _POSTING:
             return self.posted.get(seat, 0)
         return 0
 
     def status(self, seat: int) -> SeatStatus:
         """active / folded / allin for a dealt-in seat."""
         if seat not in self.live:
-            return SeatStatus.FOLDED
+            return _FOLDED
         if self.seats[seat].stack == 0:
-            return SeatStatus.ALLIN
-        return SeatStatus.ACTIVE
+            return _ALLIN
+        return _ACTIVE
 
     def pots(self) -> list[Pot]:
         """The pots in the middle (this street's bets not yet in them)."""
@@ -324,9 +327,9 @@ class HandBetting(BettingRecord):
     # ------------------------------------------------------------------ chips
 
     def _can_settle(self, seat: int) -> bool:
-        if self.phase == Phase.POSTING:
+        if self.phase == _POSTING:
             return self.owed.get(seat, 0) > 0
-        return self.phase == Phase.BETTING
+        return self.phase == _BETTING
 
     def chip_in(self, t: float, seat: int, uid: str, value: int) -> None:
         """A chip arrived in the seat's bet zone."""
@@ -364,7 +367,7 @@ class HandBetting(BettingRecord):
             zone.pulled.append(value)  # rule 46: prior chips taken back as part of a push
             zone.last_t = t
             self.unsettled.add(seat)
-        elif value is not None and self.phase in (Phase.POSTING, Phase.BETTING):
+        elif value is not None and self.phase in (_POSTING, _BETTING):
             zone.nudged[uid] = value
 
     def settle(self, t: float, *, only_due: bool, except_seat: int | None = None) -> None:

@@ -41,6 +41,11 @@ from controller.engine.procedures.misdeal_35 import Misdeal
 from controller.engine.procedures.premature_card_rp5 import FlopAnnouncement, PrematureCard
 from controller.engine.state import DealtHand, Phase, Stage
 
+# Module-level aliases of the enum members read on every input: on Python 3.11 each
+# `Enum.MEMBER` read goes through EnumType.__getattr__'s slow attribute hook (~850
+# instructions, against a few for a global; see docs/benchmarks.md §2).
+_DONE = Stage.DONE
+
 HOLE_CARDS = {"plo": 4, "plo8": 4}  # every other game here deals two hole cards
 NEXT_STREET = {0: "flop", 1: "flop", 2: "flop", 3: "turn", 4: "river"}
 
@@ -118,7 +123,7 @@ class HandDealing(DealingRecord):
 
     def pending(self) -> list[Procedure]:
         """Procedures not yet resolved."""
-        return [p for p in self.procedures if p.stage != Stage.DONE]
+        return [p for p in self.procedures if p.stage != _DONE]
 
     def _do(self, t: float, effects: Iterable[Effect]) -> None:
         """Carry out what a procedure asked, in order."""

@@ -240,10 +240,13 @@ def _left_on_table(table: Table, trigger: str) -> None:
         )
 
 
+_COMPLETE = Phase.COMPLETE  # a module global: see dealing.py's _DONE
+
+
 def finish_if_complete(table: Table) -> None:
     """After each input: a hand whose betting is complete ends now."""
     betting = table.betting
-    if betting is not None and betting.phase == Phase.COMPLETE:
+    if betting is not None and betting.phase == _COMPLETE:
         dealing = table.dealing
         if dealing is not None:
             dealing.hand_over(table.t)

@@ -31,6 +31,13 @@ FREE_TEXT_FIELDS = ("reason", "expected", "got")
 FLOOR_AUTHORITY_SECONDS = 300.0  # a floor badge authorises rulings for five minutes
 #: The hold the room sets with `hold` and lifts with `release` (breaks, balancing, RP-8).
 ROOM_HOLD = "room"
+# Seat statuses read for every seat of every state, as module globals: see dealing.py's _DONE.
+_EMPTY, _OUT, _WAITING, _ACTIVE = (
+    SeatStatus.EMPTY,
+    SeatStatus.OUT,
+    SeatStatus.WAITING,
+    SeatStatus.ACTIVE,
+)
 
 
 class Table:
@@ -115,11 +122,11 @@ class Table:
         """empty / out / waiting between hands; active / folded / allin in the hand."""
         seat = self.seats[n]
         if seat.player is None:
-            return SeatStatus.EMPTY
+            return _EMPTY
         hand = self.hand
         if hand is None or n not in hand.dealt_in:
-            return SeatStatus.WAITING if seat.stack > 0 else SeatStatus.OUT
-        return hand.betting.status(n) if hand.betting is not None else SeatStatus.ACTIVE
+            return _WAITING if seat.stack > 0 else _OUT
+        return hand.betting.status(n) if hand.betting is not None else _ACTIVE
 
     # ------------------------------------------------------------------ what procedures see
 
