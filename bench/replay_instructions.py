@@ -15,8 +15,12 @@ The replay's count is the run's total minus the load run's (the trees import dif
 modules). PYTHONHASHSEED=0 in every child, so string hashing, and with it every dict and
 set of strings, is the same from run to run.
 
-    .venv/bin/python -m bench.replay_instructions --baseline-tree ../tablectl-5cdb792 \\
-        --hands 80 --json bench/results/replay_instructions.json
+Each mode's count repeats exactly from run to run (`--repeat` runs modes twice in this tree
+to show it); `--also NAME=TREE` measures more trees beside the two (e.g. this release
+before a change, in a scratch worktree). Valgrind runs Python some 50-100 times slower: at
+60 hands a run takes minutes; `--jobs` runs at once.
+
+    .venv/bin/python -m bench.replay_instructions --baseline-tree ../tablectl-5cdb792 --hands 60
 """
 
 from __future__ import annotations
@@ -65,6 +69,10 @@ sys.path.insert(0, ".")
 from bench.replay_throughput import replay_actions, replay_traces
 with open({path!r}, "rb") as f:
     hands, traces = pickle.load(f)
+if {freeze!r}:
+    import gc
+    gc.collect()
+    gc.freeze()
 mode = {mode!r}
 if mode == "engine":
     replay_traces(traces)
@@ -98,9 +106,10 @@ def generate(tree: Path, hands: int, seed: int, path: Path) -> dict[str, int]:
     return {"hands_agreeing": agree, "trace_events": events, "pokerkit_actions": actions}
 
 
-def instructions(tree: Path, path: Path, mode: str, out: Path) -> int:
-    """Instructions executed by a process of `tree` loading `path` and replaying as `mode`."""
-    code = MEASURE.format(path=str(path), mode=mode)
+def instructions(tree: Path, path: Path, mode: str, out: Path, freeze: bool = False) -> int:
+    """Instructions executed by a process of `tree` loading `path` and replaying as `mode`
+    (with `freeze`, the loaded objects are moved out of the collector's sight first)."""
+    code = MEASURE.format(path=str(path), mode=mode, freeze=freeze)
     subprocess.run(
         [
             "valgrind",
@@ -127,19 +136,21 @@ def summarise(
 ) -> dict[str, Any]:
     """Each replay's count (its run's total minus the load run's), per hand and per event."""
     load = totals["load"][0]
-    engine = totals["engine"][0] - load
-    pokerkit = totals["pokerkit"][0] - load
-    return {
-        "tree": str(tree),
-        **info,
-        "totals": totals,
-        "engine_instructions": engine,
-        "pokerkit_instructions": pokerkit,
-        "engine_instructions_per_hand": round(engine / hands),
-        "pokerkit_instructions_per_hand": round(pokerkit / hands),
-        "engine_instructions_per_event": round(engine / info["trace_events"]),
-        "engine_over_pokerkit": round(engine / pokerkit, 4),
-    }
+    out: dict[str, Any] = {"tree": str(tree), **info, "totals": totals}
+    for mode in ("engine", "pokerkit"):
+        if mode in totals:
+            count = totals[mode][0] - load
+            out[f"{mode}_instructions"] = count
+            out[f"{mode}_instructions_per_hand"] = round(count / hands)
+    if "engine" in totals:
+        out["engine_instructions_per_event"] = round(
+            out["engine_instructions"] / info["trace_events"]
+        )
+        if "pokerkit" in totals:
+            out["engine_over_pokerkit"] = round(
+                out["engine_instructions"] / out["pokerkit_instructions"], 4
+            )
+    return out
 
 
 def main() -> None:
@@ -154,12 +165,21 @@ def main() -> None:
         metavar="NAME=TREE",
         help="another tree measured beside the two (e.g. this release before a change)",
     )
-    parser.add_argument("--hands", type=int, default=80)
+    parser.add_argument("--hands", type=int, default=60)
     parser.add_argument("--seed", type=int, default=20_261_122)
     parser.add_argument(
         "--repeat",
         default="engine",
         help="comma-separated modes run twice in this tree, to show the count repeats",
+    )
+    parser.add_argument(
+        "--modes", default="pokerkit,engine", help="the replays counted (load always is)"
+    )
+    parser.add_argument(
+        "--gc-freeze",
+        action="store_true",
+        help="gc.collect() and gc.freeze() after loading, so that no collection during the "
+        "replay walks what the tree imported (which differs between trees)",
     )
     parser.add_argument(
         "--jobs", type=int, default=2, help="valgrind runs at once (the counts do not change)"
@@ -172,9 +192,10 @@ def main() -> None:
     )
     args = parser.parse_args()
     repeat = tuple(m for m in args.repeat.split(",") if m)
-    unknown = set(repeat) - set(MODES)
+    modes = tuple(m for m in args.modes.split(",") if m)
+    unknown = set(repeat + modes) - set(MODES)
     if unknown:
-        parser.error(f"--repeat: unknown modes {sorted(unknown)}")
+        parser.error(f"--repeat/--modes: unknown modes {sorted(unknown)}")
     trees = {"baseline": args.baseline_tree.resolve(), "this": ROOT}
     for also in args.also:
         name, _, tree = also.partition("=")
@@ -182,7 +203,7 @@ def main() -> None:
             parser.error(f"--also {also!r}: want a new NAME=TREE")
         trees[name] = Path(tree).resolve()
     started = time.time()
-    result: dict[str, Any] = {"hands": args.hands, "seed": args.seed}
+    result: dict[str, Any] = {"hands": args.hands, "seed": args.seed, "gc_freeze": args.gc_freeze}
     with (
         tempfile.TemporaryDirectory(prefix="replay-instr-") as tmp,
         ThreadPoolExecutor(max_workers=args.jobs) as pool,
@@ -195,7 +216,7 @@ def main() -> None:
         }
         # The longest runs first, so that the last ones to finish are short.
         runs: dict[str, dict[str, list[Future[int]]]] = {name: {} for name in trees}
-        for mode in ("pokerkit", "engine", "load"):
+        for mode in (*modes, "load"):
             for name, tree in trees.items():
                 runs[name][mode] = [
                     pool.submit(
@@ -204,20 +225,22 @@ def main() -> None:
                         work / f"{name}.pickle",
                         mode,
                         work / f"{name}.{mode}.{i}.out",
+                        args.gc_freeze,
                     )
                     for i in range(2 if name == "this" and mode in repeat else 1)
                 ]
         for name, info in infos.items():
-            totals = {mode: [run.result() for run in runs[name][mode]] for mode in MODES}
+            totals = {mode: [run.result() for run in found] for mode, found in runs[name].items()}
             print(f"{name}: {totals}", file=sys.stderr, flush=True)
             result[name] = summarise(trees[name], args.hands, info, totals)
     for name in trees:
-        for measure in ("engine", "pokerkit"):
+        for measure in modes:
             key = f"{measure}_instructions"
             result[name][f"{measure}_over_baseline"] = round(
                 result[name][key] / result["baseline"][key], 4
             )
-    result["engine_this_over_baseline"] = result["this"]["engine_over_baseline"]
+    if "engine" in modes:
+        result["engine_this_over_baseline"] = result["this"]["engine_over_baseline"]
     result["seconds"] = round(time.time() - started, 1)
     result["valgrind"] = subprocess.run(
         ["valgrind", "--version"], capture_output=True, text=True, check=True
