@@ -208,6 +208,7 @@ class _Builder:
         self.blinds = [0] * self.n
         self.antes = [0] * self.n
         self.contrib_ante = dict.fromkeys(self.order, 0)
+        self.short_ante: set[int] = set()  # seats all in for part of the ante
         self.errors: list[str] = []
         self.rulings: list[str] = []
         self.problem: str | None = None
@@ -267,6 +268,8 @@ class _Builder:
         self.level = max(self.level, self.totals[0][seat])
         if e.get("allin"):
             self.allin.add(seat)
+            if ante < int(self.hand.events[0].get("ante") or 0):
+                self.short_ante.add(seat)  # all in for part of the ante (`_ante_trimming`)
         self.last_actor = self._last_forced()
 
     def action(self, e: dict[str, Any]) -> None:
@@ -805,6 +808,7 @@ class _Builder:
             blinds.reverse()
         fields: list[tuple[str, Any]] = [
             ("variant", "FT" if self.game == "flhe" else "NT"),
+            *self._ante_trimming(),
             ("antes", antes),
             ("blinds_or_straddles", blinds),
         ]
@@ -852,6 +856,21 @@ class _Builder:
             finishing_stacks=tuple(finishing),
             dealing_errors=tuple(self.errors),
         )
+
+
+    def _ante_trimming(self) -> list[tuple[str, Any]]:
+        """A seat all in for part of the ante (the rest paying the level's ante in full) wins
+        from each other ante only what it matched, as from any bet (side pots): pokerkit
+        puts antes in the main pot whole unless the file asks it to trim them
+        (`ante_trimming_status`, phh-std), which for uniform antes is the same pots."""
+        events = self.hand.events
+        level = int(events[0].get("ante") or 0)
+        short = [i for i, seat in enumerate(self.order) if seat in self.short_ante]
+        if any(e.get("type") == "posted" and e.get("rule") == "RP-11" for e in events):
+            return []  # a big-blind ante (RP-11): one seat antes for all
+        if not short or any(a != level for i, a in enumerate(self.antes) if i not in short):
+            return []
+        return [("ante_trimming_status", True)]
 
 
 def _uncallable_raises_called(
