@@ -389,6 +389,7 @@ class _Builder:
             self.folded.discard(seat)
             self.killed[j] = self.street
             self.acted[j] = self.acted_before[k]
+            self.last_act.pop(seat, None)  # its fold is no action of the file to fold at
             if self.last_actor == j:
                 self.last_actor = self._previous_actor(k)
 

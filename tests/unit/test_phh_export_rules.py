@@ -290,3 +290,20 @@ def test_antes_are_not_trimmed_where_every_seat_pays_the_whole_ante() -> None:
     assert table.stacks() == {1: 9_875, 2: 9_875, 3: 10_250}
     _phh, data = _judged(table)
     assert "ante_trimming_status" not in data
+
+
+def test_rule_15B_folds_facing_a_raise_that_comes_back_then_the_pot_goes_uncontested() -> None:
+    table = _preflop()
+    table.push(3, 100)
+    table.push(4, 100)
+    table.push(1, 50)
+    table.push(2, 100, 100)  # the big blind raises to 300
+    table.fold(3)  # both callers fold facing it (their 100 stay in)
+    table.fold(4)
+    table.fold(2)  # the raiser mucks out of turn (58): 200 back (15-B); the small blind wins
+    assert table.events("pot_awarded")[0]["reason"] == "uncontested"
+    assert table.stacks() == {1: 10_300, 2: 9_900, 3: 9_900, 4: 9_900}
+    _phh, data = _judged(table)
+    # the callers' folds had no turn in the file: they fold on the next street, not where
+    # their folds were (comments there)
+    assert data["actions"][-3:] == ["p1 cc", "p3 f", "p4 f"]
