@@ -208,6 +208,7 @@ class _Builder:
         self.blinds = [0] * self.n
         self.antes = [0] * self.n
         self.contrib_ante = dict.fromkeys(self.order, 0)
+        self.short_ante: set[int] = set()  # seats all in for part of the ante
         self.errors: list[str] = []
         self.rulings: list[str] = []
         self.problem: str | None = None
@@ -215,7 +216,6 @@ class _Builder:
         self.raked = 0  # the house's rake, as the pots' `pot_awarded` say
         self.award_cards: dict[int, list[str]] = {}  # seat -> its cards, as the awards show
         self.forced_allin: set[int] = set()  # seats all in with their forced bets
-        self.short_ante = False  # a seat all in for part of a player's ante
         self._reset_deal()
 
     def _reset_deal(self) -> None:
@@ -262,7 +262,6 @@ class _Builder:
             return
         i = self.index[seat]
         ante = int(e.get("ante") or 0)
-        self.short_ante |= bool(e.get("allin")) and 0 < ante < self._player_ante()
         self.antes[i] += ante
         self.contrib_ante[seat] += ante
         amount = int(e.get("amount") or 0)
@@ -273,14 +272,9 @@ class _Builder:
         if e.get("allin"):
             self.allin.add(seat)
             self.forced_allin.add(seat)
+            if ante < int(self.hand.events[0].get("ante") or 0):
+                self.short_ante.add(seat)  # all in for part of the ante (`_ante_trimming`)
         self.last_actor = self._last_forced()
-
-    def _player_ante(self) -> int:
-        """The ante each player posts (none with a big-blind ante: the big blind posts it
-        for the table, as dead money)."""
-        started = self.hand.events[0]
-        posted = [e for e in self.hand.events if e.get("type") == "posted" and e.get("ante")]
-        return int(started.get("ante") or 0) if len(posted) > 1 else 0
 
     def action(self, e: dict[str, Any]) -> None:
         seat = int(e["seat"])
@@ -399,6 +393,7 @@ class _Builder:
             self.folded.discard(seat)
             self.killed[j] = self.street
             self.acted[j] = self.acted_before[k]
+            self.last_act.pop(seat, None)  # its fold is no action of the file to fold at
             if self.last_actor == j:
                 self.last_actor = self._previous_actor(k)
 
@@ -784,13 +779,12 @@ class _Builder:
         if self.n == 2:  # heads-up: the arrays are reverse-assigned (phh-std)
             antes.reverse()
             blinds.reverse()
-        fields: list[tuple[str, Any]] = [("variant", "FT" if self.game == "flhe" else "NT")]
-        if self.short_ante:
-            # A player all in for part of his ante wins from each player only the part he
-            # matched (21): pokerkit plays antes as dead money in the main pot unless they
-            # are trimmed (the table's antes are each player's own chips in the pots).
-            fields.append(("ante_trimming_status", True))
-        fields += [("antes", antes), ("blinds_or_straddles", blinds)]
+        fields: list[tuple[str, Any]] = [
+            ("variant", "FT" if self.game == "flhe" else "NT"),
+            *self._ante_trimming(),
+            ("antes", antes),
+            ("blinds_or_straddles", blinds),
+        ]
         if self.game == "flhe":  # fixed limit: a small bet pre-flop and flop, then double
             fields += [("small_bet", self.big_blind), ("big_bet", 2 * self.big_blind)]
         else:
@@ -873,6 +867,21 @@ class _Builder:
             finishing_stacks=tuple(finishing),
             dealing_errors=tuple(self.errors),
         )
+
+
+    def _ante_trimming(self) -> list[tuple[str, Any]]:
+        """A seat all in for part of the ante (the rest paying the level's ante in full) wins
+        from each other ante only what it matched, as from any bet (side pots): pokerkit
+        puts antes in the main pot whole unless the file asks it to trim them
+        (`ante_trimming_status`, phh-std), which for uniform antes is the same pots."""
+        events = self.hand.events
+        level = int(events[0].get("ante") or 0)
+        short = [i for i, seat in enumerate(self.order) if seat in self.short_ante]
+        if any(e.get("type") == "posted" and e.get("rule") == "RP-11" for e in events):
+            return []  # a big-blind ante (RP-11): one seat antes for all
+        if not short or any(a != level for i, a in enumerate(self.antes) if i not in short):
+            return []
+        return [("ante_trimming_status", True)]
 
 
 def _uncallable_raises_called(

@@ -370,3 +370,58 @@ def test_rule_58_short_winner_opening_for_the_dead_hands_is_written_all_in() -> 
     # In the file the button still has to fold after seat 3: seat 3 bets so that it has a
     # turn, and can bet no more than its 1,000 (returned uncalled as the button folds).
     assert data["actions"][-2:] == ["p3 cbr 1000", "p4 f"]
+
+
+def _antes_checked_down(small_blind_stack: int) -> Table:
+    """Three seats, 50-100 with a 25 ante: the small blind (seat 3) posts what it can, the
+    button calls, the big blind checks, all check to the showdown (seat 3's aces full win)."""
+    stacks = {1: 10_000, 2: 10_000, 3: small_blind_stack}
+    table = Table(seats=(1, 2, 3), button=2, stacks=stacks, blinds=(50, 100, 25))
+    table.shuffle()
+    table.push(1, 100, 25)
+    table.push(2, 25)
+    table.push(3, min(small_blind_stack, 75))
+    table.deal({3: ["As", "Ac"], 1: ["Ah", "Ks"], 2: ["Ad", "Kh"]})
+    table.push(2, 100)
+    if small_blind_stack > 75:
+        table.push(3, 50)
+    table.button("check")
+    for cards in (("Kc", "Qs", "Qh"), ("Qc",), ("Jh",)):
+        table.board(*cards, burn="2d")
+        for _ in range(3 if small_blind_stack > 75 else 2):
+            table.button("check")
+    table.push_pot()
+    return table
+
+
+def test_side_pots_a_small_blind_all_in_for_part_of_its_ante_wins_only_what_it_matched() -> None:
+    table = _antes_checked_down(4)  # all in for 4 of its 25 ante, no blind
+    # Aces full: the main pot is the 4 it matched of each ante; the rest is a side pot.
+    assert table.stacks() == {1: 9_996, 2: 9_996, 3: 12}
+    # pokerkit puts untrimmed antes in the main pot whole (it gave seat 3 all 54)
+    _phh, data = _judged(table, start={1: 10_000, 2: 10_000, 3: 4})
+    assert data["ante_trimming_status"] is True
+
+
+def test_antes_are_not_trimmed_where_every_seat_pays_the_whole_ante() -> None:
+    table = _antes_checked_down(10_000)
+    assert table.stacks() == {1: 9_875, 2: 9_875, 3: 10_250}
+    _phh, data = _judged(table)
+    assert "ante_trimming_status" not in data
+
+
+def test_rule_15B_folds_facing_a_raise_that_comes_back_then_the_pot_goes_uncontested() -> None:
+    table = _preflop()
+    table.push(3, 100)
+    table.push(4, 100)
+    table.push(1, 50)
+    table.push(2, 100, 100)  # the big blind raises to 300
+    table.fold(3)  # both callers fold facing it (their 100 stay in)
+    table.fold(4)
+    table.fold(2)  # the raiser mucks out of turn (58): 200 back (15-B); the small blind wins
+    assert table.events("pot_awarded")[0]["reason"] == "uncontested"
+    assert table.stacks() == {1: 10_300, 2: 9_900, 3: 9_900, 4: 9_900}
+    _phh, data = _judged(table)
+    # the callers' folds had no turn in the file: they fold on the next street, not where
+    # their folds were (comments there)
+    assert data["actions"][-3:] == ["p1 cc", "p3 f", "p4 f"]
