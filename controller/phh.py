@@ -820,7 +820,6 @@ class _Builder:
             return PhhHand(**base, text=None, problem=self.problem)
         for street, at in self.board_at.items():
             self.actions[at] = f"d db {''.join(self.board.get(street, []))}"
-        self.actions = _uncallable_raises_called(self.actions, starting, self.antes, self.blinds)
         self.actions = _as_the_stacks_allow(self.actions, starting, self.antes, self.blinds)
         deal = []
         for i, seat in enumerate(self.order):
@@ -868,7 +867,6 @@ class _Builder:
             dealing_errors=tuple(self.errors),
         )
 
-
     def _ante_trimming(self) -> list[tuple[str, Any]]:
         """A seat all in for part of the ante (the rest paying the level's ante in full) wins
         from each other ante only what it matched, as from any bet (side pots): pokerkit
@@ -884,47 +882,15 @@ class _Builder:
         return [("ante_trimming_status", True)]
 
 
-def _uncallable_raises_called(
-    actions: Sequence[str], starting: Sequence[int], antes: Sequence[int], blinds: Sequence[int]
-) -> list[str]:
-    """A bet or raise no other hand still in can call beyond the bet it faces (each folded,
-    all in, or holding no more than that bet) is written as a call: its excess comes back
-    uncalled either way (15-B), and pokerkit refuses such a raise (PHH has no word for it).
-    The stacks are followed through the file's actions (player order, forced bets first)."""
-    n = len(starting)
-    stacks = [s - a - b for s, a, b in zip(starting, antes, blinds, strict=True)]
-    bets = list(blinds)
-    folded: set[int] = set()
-    out: list[str] = []
-    for line in actions:
-        parts = line.split()
-        if parts[:2] == ["d", "db"]:
-            bets = [0] * n
-        elif len(parts) >= 2 and parts[0][:1] == "p" and parts[0][1:].isdigit():
-            i = int(parts[0][1:]) - 1
-            level = max(bets)
-            if parts[1] == "f":
-                folded.add(i)
-            elif parts[1] in ("cc", "cbr"):
-                to = level if parts[1] == "cc" else int(parts[2])
-                callable_ = any(
-                    j != i and j not in folded and stacks[j] + bets[j] > level for j in range(n)
-                )
-                if parts[1] == "cbr" and not callable_:
-                    line, to = f"p{i + 1} cc", level
-                to = min(to, bets[i] + stacks[i])
-                stacks[i] -= to - bets[i]
-                bets[i] = to
-        out.append(line)
-    return out
-
-
 def _as_the_stacks_allow(
     actions: Sequence[str], starting: Sequence[int], antes: Sequence[int], blinds: Sequence[int]
 ) -> list[str]:
     """The file's turns and raises as the players' chips allow them, the stacks followed
-    through the file's actions as `_uncallable_raises_called` does:
+    through the file's actions (player order, forced bets first):
 
+    - a bet or raise no other hand still in can call beyond the bet it faces (each folded,
+      all in, or holding no more than that bet) is written as a call: its excess comes back
+      uncalled either way (15-B), and pokerkit refuses such a raise (PHH has no word for it);
     - a check by a player who has no turn in the round is not written: as the round opens,
       its bet already covers every other hand still in, bet and stack (a big blind facing
       only a small blind all in for less, 15-B returns the excess); the table does not ask
@@ -952,6 +918,10 @@ def _as_the_stacks_allow(
         elif len(parts) >= 2 and parts[0][:1] == "p" and parts[0][1:].isdigit():
             i = int(parts[0][1:]) - 1
             level = max(bets)
+            if parts[1] == "cbr" and not any(
+                j != i and j not in folded and stacks[j] + bets[j] > level for j in range(n)
+            ):
+                parts, line = [parts[0], "cc"], f"p{i + 1} cc"  # uncallable: a call
             if parts[1] == "f":
                 folded.add(i)
             elif parts[1] == "cc" and i in idle and bets[i] == level:

@@ -418,7 +418,7 @@ class HandBetting(BettingRecord):
             zone.chips.update(zone.pending)
             zone.pending.clear()
             zone.pulled.clear()
-            self.make(forced_bets_rp11.post(self, seat, amount), t)
+            self.make(forced_bets_rp11.post(self, seat, amount))
             return
         rnd = self.round
         assert rnd is not None
@@ -426,7 +426,7 @@ class HandBetting(BettingRecord):
         pulled = list(zone.pulled)
         straddled = straddle.try_straddle(self, seat, sum(new)) if not pulled else None
         if straddled is not None:
-            self.make(straddled, t)
+            self.make(straddled)
             zone.chips.update(zone.pending)
             zone.pending.clear()
             return
@@ -445,7 +445,7 @@ class HandBetting(BettingRecord):
         declared = self.declared.get(seat)
         waits = two_motion_42c.first_motion(self, seat, rnd, declared, new, prior, pulled)
         if waits:
-            self.make(waits, t)
+            self.make(waits)
             return
         try:
             ruling = rnd.interpret_push(
@@ -463,7 +463,7 @@ class HandBetting(BettingRecord):
             )
             return
         if seat != rnd.to_act:
-            self.make(out_of_turn_53.hold(self, seat, ruling), t)
+            self.make(out_of_turn_53.hold(self, seat, ruling))
             return
         self.apply_ruling(t, seat, ruling)
 
@@ -476,7 +476,7 @@ class HandBetting(BettingRecord):
             if ruling.kind == "undercall":
                 chips = sum(self.zones[seat].chips.values())
                 decision, changes = undercall_51b.undercall(self, seat, rnd, ruling, before, chips)
-                self.make(changes, t)
+                self.make(changes)
                 if decision == "td":
                     return  # the floor's discretion: the seat's turn waits for it
                 action = rnd.call(seat, rule="51-B")
@@ -529,7 +529,7 @@ class HandBetting(BettingRecord):
 
     def check(self, t: float) -> None:
         """The dealer's `check` button, for the player whose turn it is (rule 55)."""
-        self.make(check_55.check(self, t), t)
+        self.make(check_55.check(self, t))
 
     def declare(self, seat: int, kind: Declared) -> None:
         """An all-in button (RP-1) or the panel's raise declaration (rule 44)."""
@@ -562,7 +562,7 @@ class HandBetting(BettingRecord):
                     rule="16",
                 )
                 return
-            self.make(mucked_winner_13c.best_hand_mucked(self, seat), t)
+            self.make(mucked_winner_13c.best_hand_mucked(self, seat))
             self.live.discard(seat)
             self.emit.event("hand_mucked", seat=seat, rule="13-B")
             if len(self.live) == 1:
@@ -592,9 +592,9 @@ class HandBetting(BettingRecord):
             return
         live_allin = allin_live_16.allin_hand_to_muck(self, seat)
         if live_allin is not None:
-            self.make(live_allin, t)
+            self.make(live_allin)
             return
-        self.make(fold_58.fold_out_of_turn(self, t, seat), t)
+        self.make(fold_58.fold_out_of_turn(self, t, seat))
 
     def kill(self, t: float, seat: int, rule: str) -> None:
         """The seat's hand is dead by rule (37, 38, 30, 71-C): not an action, its chips stay in."""
@@ -602,7 +602,7 @@ class HandBetting(BettingRecord):
             return
         rnd = self.round
         if rnd is not None and seat in rnd.behind and seat not in rnd.folded:
-            self.make(uncalled_15b_65a.return_uncalled(self, seat, "65-A"), t)
+            self.make(uncalled_15b_65a.return_uncalled(self, seat, "65-A"))
             rnd.folded.add(seat)
         self.live.discard(seat)
         self.held.pop(seat, None)
@@ -696,7 +696,7 @@ class HandBetting(BettingRecord):
             if seat in self.binding_53b:
                 self.binding_53b.discard(seat)
                 if not resolution.binding:
-                    self.make(out_of_turn_53.commit_53b(self, seat, held), t)
+                    self.make(out_of_turn_53.commit_53b(self, seat, held))
                     continue
                 resolution = out_of_turn_53.binding_53b(resolution)
             self.emit.event(
@@ -751,12 +751,12 @@ class HandBetting(BettingRecord):
             return True
         self.settle(t, only_due=False)
         complete, changes = award_12_20.award(self, reason)
-        self.make(changes, t)
+        self.make(changes)
         return complete
 
     # ------------------------------------------------------------------ the one writer
 
-    def make(self, changes: list[Change], t: float = 0.0) -> None:
+    def make(self, changes: list[Change]) -> None:
         """Carry out, in order, the changes a betting rule returned: the hand's one writer
         of what the rules decide (`controller.engine.betting.changes`)."""
         for c in changes:
@@ -771,7 +771,7 @@ class HandBetting(BettingRecord):
             elif isinstance(c, Straddled | Tabled | FaceDownNow | Completed | Aggressor):
                 self._set_field(c)
             else:
-                self._take_step(c, t)
+                self._take_step(c)
 
     def _move_chips(self, c: Chips | Won | Posted) -> None:
         match c:
@@ -831,7 +831,7 @@ class HandBetting(BettingRecord):
                 if self.river_aggressor == seat:
                     self.river_aggressor = None
 
-    def _take_step(self, c: Change, t: float) -> None:
+    def _take_step(self, c: Change) -> None:
         rnd = self.round
         match c:
             case CurrentBet(amount) if rnd is not None:

@@ -8,7 +8,6 @@ from typing import Any
 from controller.engine.betting.changes import Change, Chips, Completed, Mark, Won
 from controller.engine.betting.hand_chips import HandChips
 from controller.engine.effects import alert, say
-from controller.engine.state import Phase
 from controller.rules import pots as pot_rules
 from controller.rules.betting import seats_left_of_button
 from controller.rules.handeval import HandRank, describe, evaluate
@@ -30,11 +29,10 @@ def award(hb: HandChips, reason: str) -> tuple[bool, list[Change]]:
     """Return the uncalled bet, build the pots, award them (rules 12, 15, 20, 21): the
     changes, and whether the hand is complete.
 
-    A pot is never paid on a guess: while a live hand is not fully read, the pot is
+    The hand asks once, before its pushes are settled, while it is not complete. A pot is
+    never paid on a guess: while a live hand is not fully read, the pot is
     held (re-read the cards on their antenna) and False is returned.
     """
-    if hb.phase == Phase.COMPLETE:
-        return True, []
     unreadable = hb.unreadable()
     if unreadable:
         return False, [
