@@ -46,6 +46,11 @@ from controller.engine.effects import Alert, Say
 from controller.engine.ports import Emitter
 from controller.engine.positions import Positions
 from controller.engine.procedures.premature_card_rp5 import PREMATURE_RULES
+from controller.engine.state import ACTIVE as _ACTIVE  # module globals: state.py's aliases
+from controller.engine.state import ALLIN as _ALLIN
+from controller.engine.state import BETTING as _BETTING
+from controller.engine.state import FOLDED as _FOLDED
+from controller.engine.state import POSTING as _POSTING
 from controller.engine.state import FaceDown, Phase, SeatStatus
 from controller.rules import RuleError
 from controller.rules.betting import (
@@ -63,9 +68,6 @@ from controller.rules.profiles import PROFILES, Profile
 
 STRUCTURES = {"nlhe": "nl", "plhe": "pl", "flhe": "fl"}
 STREETS = ("preflop", "flop", "turn", "river")
-# Enum members read on every input, as module globals: see dealing.py's _DONE.
-_BETTING, _POSTING = Phase.BETTING, Phase.POSTING
-_ACTIVE, _ALLIN, _FOLDED = SeatStatus.ACTIVE, SeatStatus.ALLIN, SeatStatus.FOLDED
 
 
 class HandBetting(BettingRecord):

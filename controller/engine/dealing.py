@@ -40,12 +40,8 @@ from controller.engine.procedures.exposed_card_35a5 import ExposedCard
 from controller.engine.procedures.four_card_flop_39 import FlopHold, FourCardFlop
 from controller.engine.procedures.misdeal_35 import Misdeal
 from controller.engine.procedures.premature_card_rp5 import FlopAnnouncement, PrematureCard
+from controller.engine.state import DONE as _DONE  # a module global: state.py's aliases
 from controller.engine.state import DealtHand, Phase, Stage
-
-# Module-level aliases of the enum members read on every input: on Python 3.11 each
-# `Enum.MEMBER` read goes through EnumType.__getattr__'s slow attribute hook (~850
-# instructions, against a few for a global; see docs/benchmarks.md §2).
-_DONE = Stage.DONE
 
 HOLE_CARDS = {"plo": 4, "plo8": 4}  # every other game here deals two hole cards
 NEXT_STREET = {0: "flop", 1: "flop", 2: "flop", 3: "turn", 4: "river"}

@@ -9,6 +9,7 @@ from controller.engine import hands
 from controller.engine.betting_flow import HandBetting
 from controller.engine.inputs import badges, buttons, chips, commands, devices, tags
 from controller.engine.procedures.fouled_deck_35e import FOULED_DECK_HOLD
+from controller.engine.state import FOLDED as _FOLDED  # a module global: state.py's aliases
 from controller.engine.state import Level, SeatStatus, Staffer
 from controller.engine.table import Table
 from kernel import messages as topics
@@ -21,7 +22,6 @@ __all__ = ["Engine", "Staffer"]
 #: A seat status as the published state writes it (a plain string); looked up, not
 #: `.value` (an enum property, called for every seat of every state published).
 _PLAIN = {status: status.value for status in SeatStatus}
-_FOLDED = SeatStatus.FOLDED
 
 
 class Engine(Table):

@@ -17,6 +17,7 @@ from controller.engine.positions import (
     waits_for_button,
 )
 from controller.engine.procedures import fouled_deck_35e
+from controller.engine.state import COMPLETE as _COMPLETE  # a module global: state.py's aliases
 from controller.engine.state import FaceDown, Level, Phase
 from controller.engine.table import ROOM_HOLD, Table
 
@@ -240,7 +241,6 @@ def _left_on_table(table: Table, trigger: str) -> None:
         )
 
 
-_COMPLETE = Phase.COMPLETE  # a module global: see dealing.py's _DONE
 
 
 def finish_if_complete(table: Table) -> None:

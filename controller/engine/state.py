@@ -42,6 +42,16 @@ class SeatStatus(StrEnum):
     FOLDED = "folded"  # dealt in, the hand folded, mucked or killed
 
 
+# Module-level aliases of the enum members read on every input, imported by the engine's
+# hot modules (`from controller.engine.state import FOLDED`): on Python 3.11 each
+# `Enum.MEMBER` read goes through EnumType.__getattr__'s slow attribute hook (~850
+# instructions, against a few for a global; see docs/benchmarks.md §2).
+POSTING, BETTING, COMPLETE = Phase.POSTING, Phase.BETTING, Phase.COMPLETE
+EMPTY, OUT, WAITING = SeatStatus.EMPTY, SeatStatus.OUT, SeatStatus.WAITING
+ACTIVE, ALLIN, FOLDED = SeatStatus.ACTIVE, SeatStatus.ALLIN, SeatStatus.FOLDED
+DONE = Stage.DONE
+
+
 class FaceDown(StrEnum):
     """RP-8 F, hand-for-hand: an all-in and call keeps the hands face down until the floor
     instructs the dealer (`HandBetting.face_down`)."""

@@ -18,6 +18,10 @@ from controller.engine.ports import CardResolver, ChipResolver, StaffSource
 from controller.engine.positions import Positions
 from controller.engine.procedures.four_card_flop_39 import PROCEDURE_HOLD
 from controller.engine.spec import EngineSpec
+from controller.engine.state import ACTIVE as _ACTIVE  # module globals: state.py's aliases
+from controller.engine.state import EMPTY as _EMPTY
+from controller.engine.state import OUT as _OUT
+from controller.engine.state import WAITING as _WAITING
 from controller.engine.state import Level, Seat, SeatStatus, Staffer
 from controller.rules import RuleError
 from controller.rules.profiles import get_profile, rule_ref
@@ -31,13 +35,6 @@ FREE_TEXT_FIELDS = ("reason", "expected", "got")
 FLOOR_AUTHORITY_SECONDS = 300.0  # a floor badge authorises rulings for five minutes
 #: The hold the room sets with `hold` and lifts with `release` (breaks, balancing, RP-8).
 ROOM_HOLD = "room"
-# Seat statuses read for every seat of every state, as module globals: see dealing.py's _DONE.
-_EMPTY, _OUT, _WAITING, _ACTIVE = (
-    SeatStatus.EMPTY,
-    SeatStatus.OUT,
-    SeatStatus.WAITING,
-    SeatStatus.ACTIVE,
-)
 
 
 class Table:
