@@ -514,9 +514,26 @@ class _Builder:
                 and on_street
                 and self.order[i] not in self.allin
                 and not self._due(i)
-                and (at == len(self.actions) - 1 or self.actions[at].endswith(" cc"))
+                and (
+                    at == len(self.actions) - 1
+                    or self.actions[at].endswith(" cc")
+                    or self._answered_by_folds_and_all_in_calls(at)
+                )
             ):
                 self._fold_where_it_acted(i)
+
+    def _answered_by_folds_and_all_in_calls(self, at: int) -> bool:
+        """Every player's action after a dead hand's bet or raise at `at` is a fold or a call
+        all in (the hand that wins the pot uncontested): written folding where it raised, the
+        dead hand's chips stay in as dead money and no other stack changes (a call all in has
+        no turn to give it, and the winner's own chips come back to it either way)."""
+        for line in self.actions[at + 1 :]:
+            player, _, word = line.partition(" ")
+            if not player.startswith("p") or word == "f":
+                continue  # a board card, a comment, a fold
+            if word != "cc" or self.order[int(player[1:]) - 1] not in self.allin:
+                return False
+        return True
 
     def uncontested(self) -> None:
         """The pot went uncontested while hands that folded out of turn (58) or were killed
@@ -820,6 +837,15 @@ class _Builder:
             return PhhHand(**base, text=None, problem=self.problem)
         for street, at in self.board_at.items():
             self.actions[at] = f"d db {''.join(self.board.get(street, []))}"
+        for i, excess in _dead_blinds_within_reach(self.actions, starting, self.antes, self.blinds):
+            # 58: the blind stays in whole (a forced bet is no bet of the player's to come
+            # back); in the file the part the one hand left cannot reach is dead money.
+            self.blinds[i] -= excess
+            self.antes[i] += excess
+            self.rulings.append(
+                f"binding fold out of turn (rule 58): seat {self.order[i]}'s blind stays in "
+                f"whole; the other hand cannot match it, so {excess} is written as dead money"
+            )
         self.actions = _as_the_stacks_allow(self.actions, starting, self.antes, self.blinds)
         deal = []
         for i, seat in enumerate(self.order):
@@ -880,6 +906,49 @@ class _Builder:
         if not short or any(a != level for i, a in enumerate(self.antes) if i not in short):
             return []
         return [("ante_trimming_status", True)]
+
+
+def _dead_blinds_within_reach(
+    actions: Sequence[str], starting: Sequence[int], antes: Sequence[int], blinds: Sequence[int]
+) -> list[tuple[int, int]]:
+    """Dead hands whose blind the one hand left in the pot cannot reach: (player, the part of
+    its blind to write as dead money instead).
+
+    A blind folded out of turn (58) before the one other hand still in acts stays in whole
+    (the table returns no part of a forced bet). In the file that hand, facing a blind beyond
+    its chips, calls all in, and the dead hand then has no turn to fold in (pokerkit goes to
+    the showdown, and returns the blind's excess uncalled). Written with the dead hand's
+    blind lowered to a chip under what the hand left can put in (still the largest blind, so
+    the order of play is the table's; the rest is its dead money, which pokerkit puts in the
+    pot whole), that hand calls with a chip behind, the dead hand folds in its option, and
+    the stacks are the table's.
+    """
+    n = len(starting)
+    stacks = [s - a - b for s, a, b in zip(starting, antes, blinds, strict=True)]
+    bets = list(blinds)
+    folded: set[int] = set()
+    for line in actions:
+        parts = line.split()
+        if parts[:2] == ["d", "db"]:
+            break
+        if len(parts) < 2 or parts[0][:1] != "p" or not parts[0][1:].isdigit():
+            continue
+        i = int(parts[0][1:]) - 1
+        level = max(bets)
+        if parts[1] == "f":
+            left = [j for j in range(n) if j not in folded and j != i]
+            if len(left) == 1 and stacks[left[0]] == 0 and bets[i] == blinds[i] == level:
+                # a chip under what the hand left can put in, and still the largest blind
+                lower = starting[left[0]] - antes[left[0]] - 1
+                if lower > max(blinds[j] for j in range(n) if j != i):
+                    return [(i, blinds[i] - lower)]
+                return []
+            folded.add(i)
+        elif parts[1] in ("cc", "cbr"):
+            to = min(level if parts[1] == "cc" else int(parts[2]), bets[i] + stacks[i])
+            stacks[i] -= to - bets[i]
+            bets[i] = to
+    return []
 
 
 def _as_the_stacks_allow(

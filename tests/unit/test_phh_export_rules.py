@@ -425,3 +425,46 @@ def test_rule_15B_folds_facing_a_raise_that_comes_back_then_the_pot_goes_unconte
     # the callers' folds had no turn in the file: they fold on the next street, not where
     # their folds were (comments there)
     assert data["actions"][-3:] == ["p1 cc", "p3 f", "p4 f"]
+
+
+def test_rule_58_heads_up_dead_big_blind_beyond_the_small_blinds_chips() -> None:
+    """Heads-up, the big blind folds out of turn before a small blind holding less than the
+    big blind: the blind stays in whole (the table returns nothing of a forced bet). In the
+    file the small blind would call all in and the big blind have no turn to fold in, and
+    pokerkit would return the blind's excess: part of the blind is written as dead money."""
+    table = Table(seats=(1, 2), button=1, stacks={1: 70, 2: 10_000})
+    table.shuffle()
+    table.push(1, 50)
+    table.push(2, 100)
+    table.deal({1: ["Ah", "Kh"], 2: ["Qd", "Jd"]})
+    table.fold(2)
+    assert table.stacks() == {1: 170, 2: 9_900}
+    _phh, data = _judged(table, {1: 70, 2: 10_000})
+    # reverse-assigned heads-up arrays: index 0 the small blind's, index 1 the big blind's
+    assert data["blinds_or_straddles"] == [50, 69]
+    assert data["antes"] == [0, 31]
+    assert [a for a in data["actions"] if not a.startswith("d ")] == ["p2 cc", "p1 f"]
+    assert any("seat 2's blind stays in whole" in r for r in data["_rulings"])
+
+
+def test_rule_58_raiser_folding_after_an_all_in_call_writes_its_raise_as_dead_money() -> None:
+    """A raise called all in, then the raiser folds out of turn (58) and the others fold:
+    the caller wins uncontested. In the file the raiser has no turn left to fold in (the
+    one hand still in is all in), so it folds where it raised and its raise stays in as dead
+    money; every stack is the table's."""
+    start = {1: 10_000, 2: 10_000, 3: 10_000, 4: 1_000}
+    table = Table(seats=(1, 2, 3, 4), button=4, stacks=start)
+    table.shuffle()
+    table.push(1, 50)
+    table.push(2, 100)
+    table.deal(HOLE4)
+    table.push(3, 500, 500)  # a raise to 1,000
+    table.push(4, 500, 500)  # the button calls all in
+    table.fold(3)  # while the small blind is to act: binding (58)
+    table.fold(1)
+    table.fold(2)
+    assert table.stacks() == {1: 9_950, 2: 9_900, 3: 9_000, 4: 2_150}
+    _phh, data = _judged(table, start)
+    actions = [a for a in data["actions"] if not a.startswith("d ")]
+    assert actions == ["p3 f", "p4 cc", "p1 f", "p2 f"]
+    assert data["antes"] == [0, 0, 1_000, 0]
