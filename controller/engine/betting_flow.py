@@ -697,7 +697,9 @@ class HandBetting(BettingRecord):
             resolution = rnd.resolve_out_of_turn(held.action)
             if seat in self.binding_53b:
                 self.binding_53b.discard(seat)
-                if not resolution.binding:
+                if not resolution.binding and not out_of_turn_53.all_in_beyond_the_bet(
+                    self, seat, held
+                ):
                     self.make(out_of_turn_53.commit_53b(self, seat, held))
                     continue
                 resolution = out_of_turn_53.binding_53b(resolution)

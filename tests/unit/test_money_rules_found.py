@@ -412,3 +412,45 @@ def test_rule_53B_seat_to_act_again_whose_round_closes_has_no_turn_left_in_the_f
     m.rule_53B_skipped_seat(again="call", kinds=["raise", "raise"], skipped="call")
     m.rule_15B_bettor_discards(kind="raise")
     assert _machine_judged(m) == ["hand 1: judged rake (Campione, Rake)"]
+
+
+def test_rule_53B_all_in_binding_chips_beyond_the_skipped_seats_raise_are_an_all_in_raise() -> None:
+    """Seat 5 goes all in for 700 out of turn past the skipped seat 3 (53-B, binding); seat 3
+    raises to 600 on the floor's ruling. Seat 5 has no chip to act again with: its 700 stand
+    as its all-in raise (rule 47: less than a full raise, so seats 3 and 4 may call or fold,
+    not raise), and the 100 above 600 is not handed back uncalled before they can call it.
+    Before, the round closed at 600 and seat 5 got 100 back that nobody was asked to call."""
+    stacks = {1: 10_000, 2: 10_000, 3: 10_000, 4: 10_000, 5: 700, 6: 10_000}
+    table = Table(seats=(1, 2, 3, 4, 5, 6), button=6, blinds=(100, 200, 0), stacks=stacks)
+    table.shuffle()
+    table.push(1, 100)
+    table.push(2, 200)
+    table.deal(
+        {
+            3: ["9s", "9c"],
+            4: ["7h", "2c"],
+            5: ["5h", "6h"],
+            6: ["Tc", "Th"],
+            1: ["Ah", "Kh"],
+            2: ["Qd", "Jd"],
+        }
+    )
+    table.push(4, 200)  # seat 4 calls out of turn while seat 3 is to act
+    table.push(5, 500, 200)  # seat 5 all in out of turn: substantial action (53-B)
+    table.push(3, 200, 200, 200)  # the skipped seat raises to 600
+    table.push(4, 200, 200)  # seat 4 acts again: calls 600, its 200 staying in
+    assert [e["action"] for e in table.events("action")][-2:] == ["call", "allin"]
+    table.fold(6)
+    table.fold(1)
+    table.fold(2)
+    assert table.state["to_act"] == 3  # 100 to call (a short all-in: no raise, rule 47)
+    table.push(3, 100)
+    table.push(4, 100)
+    for cards, burn in ((("Td", "5s", "4c"), "2d"), (("8h",), "3d"), (("2s",), "6d")):
+        table.board(*cards, burn=burn)
+        table.button("check")
+        table.button("check")
+    table.push_pot()
+    assert table.stacks() == {1: 9_900, 2: 9_800, 3: 11_700, 4: 9_300, 5: 0, 6: 10_000}
+    assert not table.events("uncalled_bet_returned")
+    assert _judged(table) == ["hand 1: judged exactly"]

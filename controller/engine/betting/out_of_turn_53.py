@@ -87,6 +87,17 @@ def commit_53b(hb: HandChips, seat: int, held: Held) -> list[Change]:
     ]
 
 
+def all_in_beyond_the_bet(hb: HandChips, seat: int, held: Held) -> bool:
+    """Rule 53-B with rule 47: binding chips out of turn that are every chip the seat has,
+    beyond the bet it faces when its turn comes again (the skipped seat raised less), stand
+    as its all-in raise, which the others may call (`binding_53b`); the seat has no chips to
+    act again with, and none of them comes back uncalled while the others can call."""
+    rnd = hb.round
+    assert rnd is not None
+    total = held.action.total or 0
+    return total >= rnd.bets[seat] + rnd.behind[seat] > rnd.current_bet
+
+
 def binding_53b(resolution: OOTResolution) -> OOTResolution:
     """Rule 53-B: an action out of turn made binding by substantial action after a skipped
     seat stands (where the skipped seat changed the bet, see `commit_53b`)."""
