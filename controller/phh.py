@@ -523,17 +523,24 @@ class _Builder:
                 self._fold_where_it_acted(i)
 
     def _answered_by_folds_and_all_in_calls(self, at: int) -> bool:
-        """Every player's action after a dead hand's bet or raise at `at` is a fold or a call
-        all in (the hand that wins the pot uncontested): written folding where it raised, the
-        dead hand's chips stay in as dead money and no other stack changes (a call all in has
-        no turn to give it, and the winner's own chips come back to it either way)."""
+        """After a dead hand's bet or raise at `at`, a call all in (the hand that wins the
+        pot uncontested) and folds by players who had not acted yet on the street: written
+        folding where it raised, the dead hand's chips stay in as dead money, the others keep
+        their turns (a fold facing the bet left), the call all in has no turn to give it, and
+        the winner's own chips come back to it either way."""
+        start = self.board_at.get(self.street, -1)
+        acted = {line.partition(" ")[0] for line in self.actions[start + 1 : at]}
+        called_all_in = False
         for line in self.actions[at + 1 :]:
             player, _, word = line.partition(" ")
-            if not player.startswith("p") or word == "f":
-                continue  # a board card, a comment, a fold
+            if not player.startswith("p"):
+                continue  # a comment
+            if word == "f" and player not in acted:
+                continue
             if word != "cc" or self.order[int(player[1:]) - 1] not in self.allin:
                 return False
-        return True
+            called_all_in = True
+        return called_all_in
 
     def uncontested(self) -> None:
         """The pot went uncontested while hands that folded out of turn (58) or were killed

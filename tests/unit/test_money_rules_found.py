@@ -454,3 +454,21 @@ def test_rule_53B_all_in_binding_chips_beyond_the_skipped_seats_raise_are_an_all
     assert table.stacks() == {1: 9_900, 2: 9_800, 3: 11_700, 4: 9_300, 5: 0, 6: 10_000}
     assert not table.events("uncalled_bet_returned")
     assert _judged(table) == ["hand 1: judged exactly"]
+
+
+def test_rule_58_raiser_and_callers_folding_out_of_turn_to_the_button_are_judged() -> None:
+    # The big blind's raise, binding after a skipped seat (53-B), is called by two seats that
+    # had called before; all three and the raiser fold out of turn (58) while the button is
+    # to act: it wins without acting. In the file the raise must stay a raise (folding where
+    # it raised would leave the callers' folds with no turn: pokerkit refused one).
+    m = _machine(players=6, button=1, profile="campione", game="nlhe")
+    m.rule_55_check_facing_a_bet(then="call")
+    m.rule_15B_bettor_discards(kind="raise")
+    m.rule_53B_skipped_seat(again="fold", kinds=["call", "check", "raise"], skipped="call")
+    m.rule_15B_bettor_discards(kind="raise")
+    m.rule_15B_bettor_discards(kind="raise")
+    m.rule_58_fold_out_of_turn(offset=1)
+    verdicts = _machine_judged(m)
+    stacks = {s: int(v["stack"]) for s, v in m.seats().items() if int(s) <= 6}
+    assert stacks == {"1": 11_050, "2": 9_950, "3": 9_700, "4": 9_700, "5": 9_900, "6": 9_700}
+    assert verdicts == ["hand 1: judged exactly"]
