@@ -313,6 +313,11 @@ class _Builder:
             word = "cc"
             # A check by a seat whose binding chips (53-B) are the level: they are its call.
             totals[seat] = amount if kind != "check" else max(totals[seat], amount)
+            if amount > self.level:
+                # Binding chips (53-B) above the bet: in the file a call of the bet; the rest
+                # stays in front (back uncalled at the end) and is its call of a later raise
+                # up to it, written when the round closes (`_close_round`).
+                self.acted[i] = self.level
         else:
             self.committed.pop(seat, None)
             word = f"cbr {amount}"

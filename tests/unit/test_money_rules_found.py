@@ -472,3 +472,17 @@ def test_rule_58_raiser_and_callers_folding_out_of_turn_to_the_button_are_judged
     stacks = {s: int(v["stack"]) for s, v in m.seats().items() if int(s) <= 6}
     assert stacks == {"1": 11_050, "2": 9_950, "3": 9_700, "4": 9_700, "5": 9_900, "6": 9_700}
     assert verdicts == ["hand 1: judged exactly"]
+
+
+def test_rule_53B_binding_chips_above_the_bet_are_the_call_of_a_later_raise_in_the_file() -> None:
+    # The small blind's binding raise to 350 (53-B) stands above the 200 it faces when it
+    # acts again: it checks, its chips staying in. The big blind then raises to 350, which
+    # those chips already match at the table. In the file its check is a call of 200, so it
+    # calls again as the round closes (pokerkit waited for it and refused the flop).
+    m = _machine(players=4, button=1, profile="campione", game="nlhe")
+    m.rule_53B_skipped_seat(again="call", kinds=["call", "raise"], skipped="check")
+    m.rule_53B_skipped_seat(again="call", kinds=["call", "call", "raise"], skipped="call")
+    verdicts = _machine_judged(m)
+    stacks = {s: int(v["stack"]) for s, v in m.seats().items() if int(s) <= 4}
+    assert stacks == {"1": 9_993, "2": 9_994, "3": 9_994, "4": 9_994}  # 1,400 split, 25 raked
+    assert verdicts == ["hand 1: judged rake (Campione, Rake)"]
