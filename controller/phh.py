@@ -511,41 +511,47 @@ class _Builder:
         hand ends without another turn for them (uncontested, or the rest all in): they fold
         where they acted instead (their chips stay in, as dead money), since the call that
         closes the round in the file would come before their fold."""
-        for i in list(self.killed):
-            at = self.last_act.get(self.order[i], (-1, 0, 0))[0]
-            on_street = at > self.board_at.get(self.street, -1)
-            if (
-                self.level
-                and on_street
-                and self.order[i] not in self.allin
-                and not self._due(i)
-                and (
-                    at == len(self.actions) - 1
-                    or self.actions[at].endswith(" cc")
-                    or self._answered_by_folds_and_all_in_calls(at)
-                )
-            ):
-                self._fold_where_it_acted(i)
+        for raises in (False, True):  # the callers first: a raise is judged by what follows
+            for i in list(self.killed):
+                at = self.last_act.get(self.order[i], (-1, 0, 0))[0]
+                on_street = at > self.board_at.get(self.street, -1)
+                over = self.level and on_street and self.order[i] not in self.allin
+                if i not in self.killed or not over or self._due(i):
+                    continue
+                if at == len(self.actions) - 1 or self.actions[at].endswith(" cc"):
+                    self._fold_where_it_acted(i)
+                elif raises and (callers := self._answered_by_folds_and_all_in_calls(at)):
+                    self._raise_folded_before_all_in_calls(i, at, callers)
 
-    def _answered_by_folds_and_all_in_calls(self, at: int) -> bool:
-        """After a dead hand's bet or raise at `at`, a call all in (the hand that wins the
-        pot uncontested) and folds by players who had not acted yet on the street: written
-        folding where it raised, the dead hand's chips stay in as dead money, the others keep
-        their turns (a fold facing the bet left), the call all in has no turn to give it, and
-        the winner's own chips come back to it either way."""
-        start = self.board_at.get(self.street, -1)
-        acted = {line.partition(" ")[0] for line in self.actions[start + 1 : at]}
-        called_all_in = False
+    def _answered_by_folds_and_all_in_calls(self, at: int) -> set[int]:
+        """The calls all in after a dead hand's bet or raise at `at` when every other action
+        after it is a fold (else none): written folding where it raised, the dead hand's
+        chips stay in as dead money, and the one call all in (the hand that wins the pot
+        uncontested) calls the bet left instead, its own chips coming back to it either
+        way."""
+        callers: set[int] = set()
         for line in self.actions[at + 1 :]:
             player, _, word = line.partition(" ")
-            if not player.startswith("p"):
-                continue  # a comment
-            if word == "f" and player not in acted:
-                continue
-            if word != "cc" or self.order[int(player[1:]) - 1] not in self.allin:
-                return False
-            called_all_in = True
-        return called_all_in
+            if not player.startswith("p") or word == "f":
+                continue  # a comment, a fold
+            seat = self.order[int(player[1:]) - 1]
+            if word != "cc" or seat not in self.allin:
+                return set()
+            callers.add(seat)
+        return callers
+
+    def _raise_folded_before_all_in_calls(self, i: int, at: int, callers: set[int]) -> None:
+        """The dead hand at `i` folds where it raised (at `at`); the calls all in after it
+        call the bet left, with chips behind in the file; a fold after it by a player who
+        had acted at that bet has no turn: that hand folds at its next turn instead."""
+        self._fold_where_it_acted(i)
+        totals = self.totals[self.street]
+        left = [t for s, t in totals.items() if s not in callers]
+        self.level = max(left + ([max(self.blinds, default=0)] if self.street == 0 else []))
+        for seat in callers:
+            self.allin.discard(seat)
+            self.acted[self.index[seat]] = self.level
+        self._folds_without_a_turn(at)
 
     def uncontested(self) -> None:
         """The pot went uncontested while hands that folded out of turn (58) or were killed

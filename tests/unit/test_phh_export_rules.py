@@ -468,3 +468,33 @@ def test_rule_58_raiser_folding_after_an_all_in_call_writes_its_raise_as_dead_mo
     actions = [a for a in data["actions"] if not a.startswith("d ")]
     assert actions == ["p3 f", "p4 cc", "p1 f", "p2 f"]
     assert data["antes"] == [0, 0, 1_000, 0]
+
+
+def test_rule_58_all_in_raiser_and_its_callers_folding_out_of_turn_to_a_short_all_in() -> None:
+    """An all-in raise called short all in by the button, then by the blinds; the raiser and
+    both blinds fold out of turn (58) and the early caller folds in turn: the button wins
+    uncontested. In the file the blinds fold where they called and the raiser where it
+    raised (their chips dead money); the button calls the bet left, and the early caller,
+    whose fold no longer had a turn, folds on an unseen flop."""
+    start = {1: 9_950, 2: 9_832, 3: 10_000, 4: 10_000, 5: 10_000, 6: 10_000}
+    table = Table(seats=(1, 2, 3, 4, 5, 6), button=2, stacks=start)
+    table.shuffle()
+    table.push(3, 50)
+    table.push(4, 100)
+    table.deal({**HOLE6, 5: ["5h", "6h"], 6: ["Tc", "Th"]})
+    table.push(5, 100)
+    table.fold(6)
+    table.push(1, 5_000, 4_950)  # all in
+    table.push(2, 5_000, 4_832)  # the button calls all in, short
+    table.fold(1)  # while the small blind is to act (58): 118 come back
+    table.push(3, 5_000, 4_782)  # the small blind calls
+    table.fold(3)  # while the big blind is to act (58)
+    table.push(4, 5_000, 4_732)  # the big blind calls
+    table.fold(4)  # while seat 5 is to act (58)
+    table.fold(5)
+    assert table.events("pot_awarded")[0]["reason"] == "uncontested"
+    assert table.stacks() == {1: 118, 2: 39_428, 3: 168, 4: 168, 5: 9_900, 6: 10_000}
+    _phh, data = _judged(table, start)
+    actions = [a for a in data["actions"] if not a.startswith("d dh")]
+    assert actions[:6] == ["p3 cc", "p4 f", "p5 f", "p6 cc", "p1 f", "p2 f"]
+    assert actions[-2:] == ["d db ??????", "p3 f"]
