@@ -469,6 +469,7 @@ class _Builder:
 
     def _fold_dead(self, i: int) -> None:
         """A dead hand folds in the file, now."""
+        self.acted_before[len(self.actions)] = self.acted.get(i, -1)  # `_folds_without_a_turn`
         self.actions.append(f"p{i + 1} f")
         self.folded.add(self.order[i])
         del self.killed[i]

@@ -486,3 +486,20 @@ def test_rule_53B_binding_chips_above_the_bet_are_the_call_of_a_later_raise_in_t
     stacks = {s: int(v["stack"]) for s, v in m.seats().items() if int(s) <= 4}
     assert stacks == {"1": 9_993, "2": 9_994, "3": 9_994, "4": 9_994}  # 1,400 split, 25 raked
     assert verdicts == ["hand 1: judged rake (Campione, Rake)"]
+
+
+def test_rule_58_dead_callers_folded_before_a_raise_that_came_back_fold_on_the_flop() -> None:
+    # Two callers fold out of turn (58); the big blind's binding raise (53-B) gives them a turn
+    # in the file, where they fold; then the raiser folds out of turn and its raise comes
+    # back (15-B). Their folds had no turn left once the raise was gone: they fold on an
+    # unseen flop (pokerkit refused the first).
+    m = _machine(players=6, button=1, profile="campione", game="nlhe")
+    m.rule_15B_bettor_discards(kind="raise")
+    m.rule_15B_bettor_discards(kind="raise")
+    m.rule_53B_skipped_seat(again="fold", kinds=["call", "check", "raise"], skipped="call")
+    m.rule_55_check_facing_a_bet(then="fold")
+    m.rule_53A_out_of_turn(kind="fold", offset=1, then="check")
+    verdicts = _machine_judged(m)
+    stacks = {s: int(v["stack"]) for s, v in m.seats().items() if int(s) <= 6}
+    assert stacks == {"1": 10_450, "2": 9_950, "3": 9_900, "4": 9_900, "5": 9_900, "6": 9_900}
+    assert verdicts == ["hand 1: judged exactly"]
