@@ -570,6 +570,9 @@ class _Builder:
         for _ in range(3 * self.n):
             if not self.killed:
                 return
+            if all(self.order[i] in self.allin for i in self.killed):
+                self._dead_all_in_to_the_showdown()
+                return
             if self.street < 3 and self._round_closed(out):
                 self._unseen_street()
                 turn = self.last_actor
@@ -586,6 +589,32 @@ class _Builder:
                 # A folded hand has no turn left in this round: the player still in bets or
                 # raises (returned uncalled when they fold), so that they fold in it.
                 self._opens_again(turn)
+
+    def _dead_all_in_to_the_showdown(self) -> None:
+        """Every hand still to leave the file is all in (it left out of turn, 58, or was
+        killed with every chip in): PHH has no fold for it. The hand still in calls, the
+        dead hands muck at the showdown, the winner shows its cards (when the reader has
+        them), and the board comes unseen (the table dealt none). Before the river, pokerkit
+        (0.7.7) cannot deal on once the one hand left has chips behind (it asserts): a gap
+        the money tests name (`tests/money_known.py`, docs/phh.md)."""
+        out = {self.index[s] for s in self.folded | self.allin if s in self.index}
+        for k in range(1, self.n + 1):
+            i = (self.last_actor + k) % self.n
+            if i not in out and self.acted.get(i, -1) < self.level:
+                self.actions.append(f"p{i + 1} cc")
+                self.acted[i] = self.level
+        for i in sorted(self.killed):
+            self.actions.append(f"p{i + 1} sm")
+            self.shown.add(self.order[i])
+        self.killed.clear()
+        for i in range(self.n):
+            seat = self.order[i]
+            if i not in out:
+                cards = self.hand.holecards.get(seat, [])
+                self.actions.append(f"p{i + 1} sm {''.join(cards)}".rstrip())
+                self.shown.add(seat)
+        for street in range(self.street + 1, 4):
+            self.actions.append("d db " + UNKNOWN * (3 if street == 1 else 1))
 
     def _bound_chips_of_the_winner(self) -> None:
         """A 53-B seat to act again wins the pot uncontested before it acts: its binding

@@ -64,6 +64,10 @@ def replay_strictly(text: str) -> list[int]:
             parse_action(state, action, history.parse_value)
         except ValueError as exc:
             raise PhhJudgement(f"pokerkit refuses action {number} {action!r}: {exc}") from exc
+        except AssertionError as exc:  # pokerkit's own consistency check, not the file's
+            raise PhhJudgement(
+                f"pokerkit fails on action {number} {action!r} (an assertion inside pokerkit)"
+            ) from exc
     if state.status:
         raise PhhJudgement(
             f"the hand is not over after its {len(history.actions)} actions "

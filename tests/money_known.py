@@ -8,6 +8,12 @@ the hand's events, so that every other hand is judged. Remove a gap once it is f
 - `LIMIT_SHORT_ALLIN_47B`: fixed limit, an all-in raise of at least half a bet but less than a
   full one re-opens the betting (TDA 2019 47-B); pokerkit never lets a short all-in be
   raised by a player who already acted.
+- `DEAD_ALL_IN_BEFORE_THE_RIVER`: an all-in hand leaves the pot out of turn (58) or is killed
+  before the river and the pot goes uncontested to a hand with chips behind. PHH has no fold
+  for an all-in hand: the file has it muck at the showdown and the board come unseen, and
+  pokerkit 0.7.7 then fails an assertion of its own dealing the next street to one hand
+  (`get_effective_stack`), whatever the file says. Not a difference of the rules: a limit
+  of the judge.
 """
 
 from __future__ import annotations
@@ -17,6 +23,7 @@ from typing import Any
 
 SHORT_BIG_BLIND = "a short all-in big blind called in full (54-B)"
 LIMIT_SHORT_ALLIN_47B = "a fixed-limit short all-in re-opening the betting (47-B)"
+DEAD_ALL_IN_BEFORE_THE_RIVER = "an all-in hand leaving before the river (58; pokerkit asserts)"
 
 
 def _short_big_blind(events: Sequence[Mapping[str, Any]]) -> bool:
@@ -51,10 +58,38 @@ def _limit_short_allin(events: Sequence[Mapping[str, Any]]) -> bool:
     return False
 
 
+def _dead_all_in_before_the_river(events: Sequence[Mapping[str, Any]]) -> bool:
+    """A seat all in (its chips not handed back) left out of turn or was killed, no river was
+    dealt, and the pot went uncontested."""
+    allin: set[int] = set()
+    dead: set[int] = set()
+    river = uncontested = False
+    for e in events:
+        kind = e.get("type")
+        seat = e.get("seat")
+        if (kind == "action" and e.get("action") == "allin") or (
+            kind == "posted" and e.get("allin")
+        ):
+            allin.add(int(seat))  # type: ignore[arg-type]
+        elif kind == "uncalled_bet_returned":
+            allin.discard(int(seat))  # type: ignore[arg-type]
+        elif kind == "hand_killed" or (
+            kind == "out_of_turn" and e.get("action") == "fold" and e.get("status") == "binding"
+        ):
+            dead.add(int(seat))  # type: ignore[arg-type]
+        elif kind == "board_dealt" and e.get("street") == "river":
+            river = True
+        elif kind == "pot_awarded" and e.get("reason") == "uncontested":
+            uncontested = True
+    return uncontested and not river and bool(allin & dead)
+
+
 def known_money_gap(events: Sequence[Mapping[str, Any]]) -> str | None:
     """Which known gap (above) a hand's events show, if any."""
     if _short_big_blind(events):
         return SHORT_BIG_BLIND
     if _limit_short_allin(events):
         return LIMIT_SHORT_ALLIN_47B
+    if _dead_all_in_before_the_river(events):
+        return DEAD_ALL_IN_BEFORE_THE_RIVER
     return None

@@ -4,7 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from tests.money_known import LIMIT_SHORT_ALLIN_47B, SHORT_BIG_BLIND, known_money_gap
+from tests.money_known import (
+    DEAD_ALL_IN_BEFORE_THE_RIVER,
+    LIMIT_SHORT_ALLIN_47B,
+    SHORT_BIG_BLIND,
+    known_money_gap,
+)
 
 
 def _hand(game: str, *events: dict[str, Any]) -> list[dict[str, Any]]:
@@ -27,3 +32,15 @@ def test_rule_47B_limit_short_all_in_raised_after_is_named_and_nothing_else() ->
     assert known_money_gap(_hand("flhe", bb, allin, raised)) == LIMIT_SHORT_ALLIN_47B
     assert known_money_gap(_hand("flhe", bb, allin, called)) is None
     assert known_money_gap(_hand("nlhe", bb, allin, raised)) is None
+
+
+def test_rule_58_dead_all_in_before_the_river_is_named_and_a_river_or_a_return_is_not() -> None:
+    allin = {"type": "action", "seat": 3, "action": "allin", "amount": 9_600}
+    fold = {"type": "out_of_turn", "seat": 3, "action": "fold", "status": "binding"}
+    won = {"type": "pot_awarded", "reason": "uncontested"}
+    river = {"type": "board_dealt", "street": "river"}
+    back = {"type": "uncalled_bet_returned", "seat": 3, "amount": 100}
+    assert known_money_gap(_hand("nlhe", allin, fold, won)) == DEAD_ALL_IN_BEFORE_THE_RIVER
+    assert known_money_gap(_hand("nlhe", allin, river, fold, won)) is None
+    assert known_money_gap(_hand("nlhe", allin, back, fold, won)) is None
+    assert known_money_gap(_hand("nlhe", allin, fold)) is None  # not uncontested

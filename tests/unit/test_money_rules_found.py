@@ -6,8 +6,13 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
+from controller.phh import build_phh, split_hands
+from controller.phh_judge import PhhJudgement, judge
 from tests.engine_helpers import Table, ev
 from tests.money_judge import judge_completed_hands, pairs
+from tests.money_known import DEAD_ALL_IN_BEFORE_THE_RIVER, known_money_gap
 from tests.unit.test_money_properties import MoneyMachine
 
 
@@ -503,3 +508,35 @@ def test_rule_58_dead_callers_folded_before_a_raise_that_came_back_fold_on_the_f
     stacks = {s: int(v["stack"]) for s, v in m.seats().items() if int(s) <= 6}
     assert stacks == {"1": 10_450, "2": 9_950, "3": 9_900, "4": 9_900, "5": 9_900, "6": 9_900}
     assert verdicts == ["hand 1: judged exactly"]
+
+
+def test_rule_58_all_in_hand_leaving_out_of_turn_is_a_named_gap_of_pokerkit() -> None:
+    # The button, all in out of turn past the skipped seat (53-B), mucks out of turn (58)
+    # before the flop; the seat still to act wins the whole pot without calling. PHH has no
+    # fold for an all-in hand: the file has the hand still in call, the dead hand muck at the
+    # showdown and the board come unseen. pokerkit 0.7.7 then asserts dealing the flop to the
+    # one hand left with chips behind: named in tests/money_known.py. When pokerkit plays it,
+    # this test fails and the gap goes.
+    m = _machine(profile="tda-2015", game="nlhe", button=5, players=5)
+    m.rule_53A_out_of_turn(kind="raise", offset=1, then="check")
+    m.rule_53B_skipped_seat(again="call", kinds=["call", "call", "call"], skipped="allin")
+    m.next_hand()
+    m.allin_button(seat=1)
+    m.rule_15B_bettor_discards(kind="raise")
+    m.rule_53A_out_of_turn(kind="check", offset=1, then="check")
+    m.rule_53A_out_of_turn(kind="call", offset=1, then="call")
+    m.rule_46_pull_back(fold=True, keep=0, oot=True, seat=2)
+    m.rule_15B_bettor_discards(kind="raise")
+    m.floor_rules()
+    m.rule_46_pull_back(fold=True, keep=0, oot=True, seat=1)
+    m.finish()
+    stacks = {s: int(v["stack"]) for s, v in m.seats().items() if int(s) <= 5}
+    assert stacks == {"1": 0, "2": 9_550, "3": 300, "4": 10_350, "5": 29_800}
+    verdicts = judge_completed_hands(m.messages, known_money_gap)
+    assert verdicts[1] == f"hand 2: known gap, {DEAD_ALL_IN_BEFORE_THE_RIVER}"
+    hand = list(split_hands(m.messages))[1]
+    phh = build_phh(hand)
+    assert phh.text is not None
+    assert '"p4 cc", "p5 sm", "p4 sm AcQs", "d db ??????", "d db ??", "d db ??"]' in phh.text
+    with pytest.raises(PhhJudgement, match="an assertion inside pokerkit"):
+        judge(phh.text, phh.finishing_stacks)
