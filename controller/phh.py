@@ -216,6 +216,9 @@ class _Builder:
         self.raked = 0  # the house's rake, as the pots' `pot_awarded` say
         self.award_cards: dict[int, list[str]] = {}  # seat -> its cards, as the awards show
         self.forced_allin: set[int] = set()  # seats all in with their forced bets
+        # seat -> the chips it never put in (its final stack less what it won and got back):
+        # none for a seat that was all in at some point of the hand
+        self.kept: dict[int, int] = {}
         self._reset_deal()
 
     def _reset_deal(self) -> None:
@@ -433,7 +436,8 @@ class _Builder:
                 self._bound_acts(i, bound)
 
     def _bound_acts(self, i: int, bound: int) -> None:
-        """The 53-B seat's binding chips written as its bet or call (it is all in)."""
+        """The 53-B seat's binding chips written as its bet or call: the table passed it, all
+        in, or (its chips kept some back) with its binding chips matching the bet."""
         seat = self.order[i]
         del self.committed[seat]
         totals = self.totals[self.street]
@@ -442,7 +446,8 @@ class _Builder:
         self.acted[i] = max(self.level, bound)
         totals[seat] = bound
         self.level = max(self.level, bound)
-        self.allin.add(seat)
+        if self.kept.get(seat, 0) <= 0:
+            self.allin.add(seat)  # else the table passed it as its chips matched the bet
         self.actions.append(f"p{i + 1} {word}")
         self.last_actor = i
 
@@ -779,6 +784,12 @@ class _Builder:
             if e.get("type") == "pot_awarded"
             for key, shown in (e.get("showdown") or {}).items()
             if isinstance(shown, dict) and isinstance(shown.get("cards"), list)
+        }
+        ahead = _Money(self.order)
+        for e in events:
+            ahead.take(e)
+        self.kept = {
+            s: ahead.final.get(s, 0) - ahead.wins[s] - ahead.returned[s] for s in self.order
         }
         for at, e in enumerate(events):
             if self.out_of_turn_money(e):

@@ -540,3 +540,24 @@ def test_rule_58_all_in_hand_leaving_out_of_turn_is_a_named_gap_of_pokerkit() ->
     assert '"p4 cc", "p5 sm", "p4 sm AcQs", "d db ??????", "d db ??", "d db ??"]' in phh.text
     with pytest.raises(PhhJudgement, match="an assertion inside pokerkit"):
         judge(phh.text, phh.finishing_stacks)
+
+
+def test_rule_53B_seat_passed_with_its_binding_chips_matching_is_not_all_in_in_the_file() -> None:
+    # A seat to act again (53-B) is passed by the table: the raise it faced came back (15-B)
+    # and its binding chips match the bet. In the file its chips are its call, and it is not
+    # all in: it folds out of turn on the flop (58) like any hand with chips (written as all
+    # in, it was left to muck at a showdown pokerkit never reached).
+    m = _machine(players=6, game="nlhe", button=1, profile="campione")
+    m.rule_53B_skipped_seat(again="call", kinds=["call", "call"], skipped="allin")
+    m.rule_65A_raiser_killed(callers=0, kind="raise")
+    m.rule_53B_skipped_seat(again="call", kinds=["raise", "call", "raise"], skipped="check")
+    m.rule_65A_raiser_killed(callers=0, kind="raise")
+    m.rule_53B_skipped_seat(again="call", kinds=["check", "call"], skipped="call")
+    m.rule_15B_bettor_discards(kind="raise")
+    m.rule_15B_bettor_discards(kind="raise")
+    m.next_street()
+    m.rule_58_fold_out_of_turn(offset=1)
+    verdicts = _machine_judged(m)
+    stacks = {s: int(v["stack"]) for s, v in m.seats().items() if int(s) <= 6}
+    assert stacks == {"1": 9_900, "2": 9_900, "3": 10_875, "4": 9_900, "5": 9_700, "6": 9_700}
+    assert verdicts == ["hand 1: judged rake (Campione, Rake)"]
