@@ -311,6 +311,14 @@ class _Builder:
                 self.contrib_ante[seat] += forfeited
                 self.antes[i] += forfeited
                 self.rulings.append(f"undercall forfeited (rule 51-B): seat {seat}, {forfeited}")
+            dead = forfeited or (street == self.street and bound > totals[seat])
+            if dead and self.kept.get(seat, 1) <= 0 and self.problem is None:
+                # Dead money that leaves the seat nothing: written as its ante it is all in
+                # from the deal, with no fold to make. PHH has no such hand.
+                self.problem = (
+                    f"seat {seat} folded forfeiting every chip it had (rule 51-B or 53-B): "
+                    "PHH has no fold for a hand its dead money puts all in"
+                )
         elif kind in ("check", "call") or (kind == "allin" and amount <= self.level):
             self.committed.pop(seat, None)
             word = "cc"

@@ -576,7 +576,11 @@ class HandBetting(BettingRecord):
             action = rnd.fold(seat)
             self.live.discard(seat)
             self.record(action, before)
+            # 51-B with 46: only the chips still out beyond its bet are forfeited (some may
+            # have been taken back since the undercall), and never more than it has
+            out = sum(self.zones[seat].chips.values()) - before if seat in self.zones else 0
             forfeit = self.undercalls.pop(seat, 0)
+            forfeit = max(0, min(forfeit, out, self.seats[seat].stack))
             if forfeit:  # the floor let the undercaller fold: its chips stay in (51-B)
                 self.seats[seat].stack -= forfeit
                 self.contrib[seat] += forfeit

@@ -456,6 +456,8 @@ class MoneyMachine(RuleBasedStateMachine):
         )
         live = int(self.engine.snapshot().get("rake") or 0) if self.engine.hand else 0
         assert chips_in_play(self.engine) - live + rake == self.total
+        negative = {n: s.stack for n, s in self.engine.seats.items() if s.stack < 0}
+        assert not negative, f"a stack below zero: {negative}"
 
     def teardown(self) -> None:
         self.finish()

@@ -561,3 +561,27 @@ def test_rule_53B_seat_passed_with_its_binding_chips_matching_is_not_all_in_in_t
     stacks = {s: int(v["stack"]) for s, v in m.seats().items() if int(s) <= 6}
     assert stacks == {"1": 9_900, "2": 9_900, "3": 10_875, "4": 9_900, "5": 9_700, "6": 9_700}
     assert verdicts == ["hand 1: judged rake (Campione, Rake)"]
+
+
+def test_rule_51B_undercall_folded_forfeits_no_more_than_the_seat_has() -> None:
+    # A caller that left its change in the zone (rule 44) pushes more than it has behind
+    # (refused) and then undercalls an all-in multi-way (51-B, the floor's call); the floor
+    # lets it fold. It forfeits what it still has, never more: before, the chips read in
+    # its zone (refused ones too) were forfeited and its stack ended at -200. The hand, a
+    # fold with every chip dead money, has no PHH file and says why.
+    m = _machine(players=5, profile="tda-2015", game="nlhe", button=1)
+    m.declared_raise(kind="min")
+    m.next_hand()
+    m.rule_53B_skipped_seat(again="call", kinds=["call", "call"], skipped="allin")
+    for _ in range(4):
+        m.floor_rules()
+    m.next_hand()
+    m.rule_15B_bettor_discards(kind="raise")
+    m.act(kind="raise", settle=False)
+    m.rule_53B_skipped_seat(again="call", kinds=["call", "call", "allin"], skipped="call")
+    m.rule_46_pull_back(fold=False, keep=2, oot=False, seat=1)
+    verdicts = _machine_judged(m)
+    stacks = {s: int(v["stack"]) for s, v in m.seats().items() if int(s) <= 5}
+    assert stacks == {"1": 10_500, "2": 0, "3": 38_500, "4": 0, "5": 1_000}
+    assert verdicts[:2] == ["hand 1: judged exactly", "hand 2: judged exactly"]
+    assert verdicts[2].startswith("hand 3: not written (seat 2 folded forfeiting every chip")
