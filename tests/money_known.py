@@ -14,6 +14,10 @@ the hand's events, so that every other hand is judged. Remove a gap once it is f
   pokerkit 0.7.7 then fails an assertion of its own dealing the next street to one hand
   (`get_effective_stack`), whatever the file says. Not a difference of the rules: a limit
   of the judge.
+- `DEAD_MONEY_IN_A_SIDE_POT`: chips that stay in the pot after a fold (an undercall forfeited,
+  51-B; chips bound out of turn, 53-B) beyond what a short all-in matched: the table counts
+  them in every pot they reach, as any bet; PHH can only write them as the seat's ante,
+  which pokerkit puts in the main pot whole (trimming antes would hand them back instead).
 """
 
 from __future__ import annotations
@@ -24,6 +28,7 @@ from typing import Any
 SHORT_BIG_BLIND = "a short all-in big blind called in full (54-B)"
 LIMIT_SHORT_ALLIN_47B = "a fixed-limit short all-in re-opening the betting (47-B)"
 DEAD_ALL_IN_BEFORE_THE_RIVER = "an all-in hand leaving before the river (58; pokerkit asserts)"
+DEAD_MONEY_IN_A_SIDE_POT = "dead money (51-B, 53-B) reaching a side pot (PHH: an ante)"
 
 
 def _short_big_blind(events: Sequence[Mapping[str, Any]]) -> bool:
@@ -84,6 +89,23 @@ def _dead_all_in_before_the_river(events: Sequence[Mapping[str, Any]]) -> bool:
     return uncontested and not river and bool(allin & dead)
 
 
+def _dead_money_in_a_side_pot(events: Sequence[Mapping[str, Any]]) -> bool:
+    """A fold leaving chips in as dead money (51-B forfeited, or after 53-B binding chips
+    out of turn) in a hand with more than one pot."""
+    bound: set[int] = set()
+    dead = False
+    pots = 0
+    for e in events:
+        kind = e.get("type")
+        if kind == "out_of_turn" and e.get("acts_again"):
+            bound.add(int(e.get("seat") or 0))
+        elif kind == "action" and e.get("action") == "fold":
+            dead = dead or bool(e.get("forfeited")) or int(e.get("seat") or 0) in bound
+        elif kind == "pot_awarded":
+            pots += 1
+    return dead and pots > 1
+
+
 def known_money_gap(events: Sequence[Mapping[str, Any]]) -> str | None:
     """Which known gap (above) a hand's events show, if any."""
     if _short_big_blind(events):
@@ -92,4 +114,6 @@ def known_money_gap(events: Sequence[Mapping[str, Any]]) -> str | None:
         return LIMIT_SHORT_ALLIN_47B
     if _dead_all_in_before_the_river(events):
         return DEAD_ALL_IN_BEFORE_THE_RIVER
+    if _dead_money_in_a_side_pot(events):
+        return DEAD_MONEY_IN_A_SIDE_POT
     return None

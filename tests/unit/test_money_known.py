@@ -6,6 +6,7 @@ from typing import Any
 
 from tests.money_known import (
     DEAD_ALL_IN_BEFORE_THE_RIVER,
+    DEAD_MONEY_IN_A_SIDE_POT,
     LIMIT_SHORT_ALLIN_47B,
     SHORT_BIG_BLIND,
     known_money_gap,
@@ -44,3 +45,15 @@ def test_rule_58_dead_all_in_before_the_river_is_named_and_a_river_or_a_return_i
     assert known_money_gap(_hand("nlhe", allin, river, fold, won)) is None
     assert known_money_gap(_hand("nlhe", allin, back, fold, won)) is None
     assert known_money_gap(_hand("nlhe", allin, fold)) is None  # not uncontested
+
+
+def test_rules_51B_53B_dead_money_with_side_pots_is_named_and_one_pot_is_not() -> None:
+    bound = {"type": "out_of_turn", "seat": 3, "action": "call", "acts_again": True}
+    fold = {"type": "action", "seat": 3, "action": "fold", "amount": 100}
+    forfeit = {"type": "action", "seat": 4, "action": "fold", "forfeited": 300}
+    pot = {"type": "pot_awarded", "pot": 0}
+    side = {"type": "pot_awarded", "pot": 1}
+    assert known_money_gap(_hand("nlhe", bound, fold, pot, side)) == DEAD_MONEY_IN_A_SIDE_POT
+    assert known_money_gap(_hand("nlhe", forfeit, pot, side)) == DEAD_MONEY_IN_A_SIDE_POT
+    assert known_money_gap(_hand("nlhe", bound, fold, pot)) is None
+    assert known_money_gap(_hand("nlhe", fold, pot, side)) is None  # a plain fold
