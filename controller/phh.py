@@ -450,12 +450,19 @@ class _Builder:
         del self.committed[seat]
         totals = self.totals[self.street]
         self.last_act[seat] = (len(self.actions), self.level, totals[seat])
+        if self.kept.get(seat, 0) > 0:
+            # Passed with chips behind: its binding chips cover the bet; in the file a call of
+            # it, the rest staying in front (back uncalled at the end, as the table does).
+            self.acted[i] = self.level
+            totals[seat] = bound
+            self.actions.append(f"p{i + 1} cc")
+            self.last_actor = i
+            return
         word = f"cbr {bound}" if bound > self.level else "cc"
         self.acted[i] = max(self.level, bound)
         totals[seat] = bound
         self.level = max(self.level, bound)
-        if self.kept.get(seat, 0) <= 0:
-            self.allin.add(seat)  # else the table passed it as its chips matched the bet
+        self.allin.add(seat)
         self.actions.append(f"p{i + 1} {word}")
         self.last_actor = i
 

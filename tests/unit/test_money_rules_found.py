@@ -585,3 +585,19 @@ def test_rule_51B_undercall_folded_forfeits_no_more_than_the_seat_has() -> None:
     assert stacks == {"1": 10_500, "2": 0, "3": 38_500, "4": 0, "5": 1_000}
     assert verdicts[:2] == ["hand 1: judged exactly", "hand 2: judged exactly"]
     assert verdicts[2].startswith("hand 3: not written (seat 2 folded forfeiting every chip")
+
+
+def test_rule_53B_raise_bound_above_a_later_raise_by_less_than_a_raise_is_a_call_in_the_file() -> None:
+    # The straddle's raise to 2,100 out of turn binds (53-B); the skipped seats' raise to
+    # 1,400 changes the action, and the table passes the straddle, whose chips cover the bet:
+    # 700 above it, less than a full raise, come back uncalled. In the file it calls 1,400
+    # (written as a raise to 2,100, pokerkit refused it: under the minimum of 2,200).
+    m = _machine(players=4, button=1, profile="campione", game="nlhe", straddle=True)
+    m.rule_53B_skipped_seat(again="call", kinds=["allin", "call"], skipped="call")
+    m.declared_raise(kind="min")
+    m.declared_raise(kind="min")
+    m.rule_53A_out_of_turn(kind="call", offset=1, then="check")
+    m.rule_53B_skipped_seat(again="call", kinds=["call", "call"], skipped="call")
+    m.rule_53B_skipped_seat(again="call", kinds=["call", "call"], skipped="call")
+    m.rule_53A_out_of_turn(kind="raise", offset=2, then="check")
+    assert _machine_judged(m) == ["hand 1: judged rake (Campione, Rake)"]
