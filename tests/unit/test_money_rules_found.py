@@ -587,7 +587,7 @@ def test_rule_51B_undercall_folded_forfeits_no_more_than_the_seat_has() -> None:
     assert verdicts[2].startswith("hand 3: not written (seat 2 folded forfeiting every chip")
 
 
-def test_rule_53B_raise_bound_above_a_later_raise_by_less_than_a_raise_is_a_call_in_the_file() -> None:
+def test_rule_53B_raise_bound_above_a_later_raise_by_less_than_a_raise_is_a_call() -> None:
     # The straddle's raise to 2,100 out of turn binds (53-B); the skipped seats' raise to
     # 1,400 changes the action, and the table passes the straddle, whose chips cover the bet:
     # 700 above it, less than a full raise, come back uncalled. In the file it calls 1,400
