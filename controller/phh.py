@@ -387,8 +387,23 @@ class _Builder:
         self.level = max([kept, *(t for s, t in totals.items() if s != seat)])
         self.acted[i] = kept
         self.actions[at] = f"p{i + 1} cc" if kept <= faced else f"p{i + 1} cbr {kept}"
+        if faced < kept < faced + self._least_raise() and self.problem is None:
+            # what a short all-in matched, written as the seat's bet or raise, is less than
+            # any the file may make (and the seat is not all in)
+            self.problem = (
+                f"seat {seat}'s bet, cut back to what a short all-in matched (rule "
+                f"15-B or 65-A), is {kept - faced} over the bet it faced: below the least "
+                "bet or raise, which PHH cannot write"
+            )
         self._folds_without_a_turn(at)
         return True
+
+    def _least_raise(self) -> int:
+        """The least bet or raise over a bet: the big blind (no or pot limit; a raise after
+        a raise is at least its size, not tracked here) or the street's fixed bet."""
+        if self.game == "flhe":
+            return self.big_blind * (2 if self.street >= 2 else 1)
+        return self.big_blind
 
     def _folds_without_a_turn(self, at: int) -> None:
         """Folds written after the raise at `at` that came back (15-B, 65-A) by players who

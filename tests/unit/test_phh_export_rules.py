@@ -498,3 +498,34 @@ def test_rule_58_all_in_raiser_and_its_callers_folding_out_of_turn_to_a_short_al
     actions = [a for a in data["actions"] if not a.startswith("d dh")]
     assert actions[:6] == ["p3 cc", "p4 f", "p5 f", "p6 cc", "p1 f", "p2 f"]
     assert actions[-2:] == ["d db ??????", "p3 f"]
+
+
+def test_rule_15B_bet_cut_back_below_the_least_bet_is_not_written_and_says_why() -> None:
+    """A turn bet of 200 called all in for 50 by a short stack; the bettor mucks out of turn
+    (58) while a player is still to act: 150 come back (15-B), 50 stay in as its bet. No bet
+    of 50 can be written in the file (the least is the big blind): the hand has no PHH file,
+    and the export says why instead of writing a bet pokerkit refuses."""
+    start = {1: 10_000, 2: 150, 3: 10_000, 4: 10_000}
+    table = _preflop(stacks=start)
+    table.push(3, 100)
+    table.push(4, 100)
+    table.push(1, 50)
+    table.button("check")
+    table.board("Td", "5s", "4c", burn="2d")
+    for _ in range(4):
+        table.button("check")
+    table.board("8h", burn="3d")
+    table.push(1, 100, 100)  # a bet of 200
+    table.push(2, 25, 25)  # all in for 50
+    table.fold(1)  # while seat 3 is to act (58): 150 come back
+    assert table.events("uncalled_bet_returned")[-1]["amount"] == 150
+    table.push(3, 50)
+    table.push(4, 50)
+    table.board("2s", burn="6d")
+    table.button("check")
+    table.button("check")
+    table.push_pot()
+    (hand,) = split_hands([(m.topic, m.payload) for m in table.out])
+    phh = build_phh(hand)
+    assert phh.text is None
+    assert phh.problem is not None and "below the least bet or raise" in phh.problem
