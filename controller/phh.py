@@ -815,12 +815,7 @@ class _Builder:
             for key, shown in (e.get("showdown") or {}).items()
             if isinstance(shown, dict) and isinstance(shown.get("cards"), list)
         }
-        ahead = _Money(self.order)
-        for e in events:
-            ahead.take(e)
-        self.kept = {
-            s: ahead.final.get(s, 0) - ahead.wins[s] - ahead.returned[s] for s in self.order
-        }
+        self.kept = self._kept()
         for at, e in enumerate(events):
             if self.out_of_turn_money(e):
                 continue
@@ -840,6 +835,14 @@ class _Builder:
             elif not money.take(e):
                 self._annotate(e)
         return self._file(money.final, money.wins, money.returned)
+
+    def _kept(self) -> dict[int, int]:
+        """Each seat's chips it never put in: its final stack less what it won and got back,
+        read ahead from the hand's events (none for a seat all in at some point)."""
+        ahead = _Money(self.order)
+        for e in self.hand.events:
+            ahead.take(e)
+        return {s: ahead.final.get(s, 0) - ahead.wins[s] - ahead.returned[s] for s in self.order}
 
     def _annotate(self, e: dict[str, Any]) -> None:
         """A dealing error, a procedure or a ruling: a comment among the actions."""
