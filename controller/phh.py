@@ -459,15 +459,18 @@ class _Builder:
                 self._bound_acts(i, bound)
 
     def _bound_acts(self, i: int, bound: int) -> None:
-        """The 53-B seat's binding chips written as its bet or call: the table passed it, all
-        in, or (its chips kept some back) with its binding chips matching the bet."""
+        """The 53-B seat's binding chips written as its call: the table passed it, all in
+        for less than the bet, or with its binding chips covering the bet (above it, or at
+        it with chips it never put in)."""
         seat = self.order[i]
         del self.committed[seat]
         totals = self.totals[self.street]
         self.last_act[seat] = (len(self.actions), self.level, totals[seat])
-        if self.kept.get(seat, 0) > 0:
-            # Passed with chips behind: its binding chips cover the bet; in the file a call of
-            # it, the rest staying in front (back uncalled at the end, as the table does).
+        if bound > self.level or (bound == self.level and self.kept.get(seat, 0) > 0):
+            # Passed with chips behind: its binding chips cover the bet (binding chips that
+            # were all it had above the bet are its all-in raise, an action of their own);
+            # in the file a call of it, the rest staying in front (back uncalled at the end
+            # of the round, as the table does).
             self.acted[i] = self.level
             totals[seat] = bound
             self.actions.append(f"p{i + 1} cc")

@@ -601,3 +601,18 @@ def test_rule_53B_raise_bound_above_a_later_raise_by_less_than_a_raise_is_a_call
     m.rule_53B_skipped_seat(again="call", kinds=["call", "call"], skipped="call")
     m.rule_53A_out_of_turn(kind="raise", offset=2, then="check")
     assert _machine_judged(m) == ["hand 1: judged rake (Campione, Rake)"]
+
+
+def test_rule_53B_seat_passed_above_the_bet_that_goes_all_in_later_calls_in_the_file() -> None:
+    # The small blind's raise to 500 out of turn binds (53-B); the skipped seat raises to 400
+    # only, so the table passes the small blind (its 500 cover the bet) and the big blind
+    # then moves all in. The small blind goes all in later in the hand, but was not all in
+    # when passed: in the file its 500 are a call of 400 (written as a raise to 500, under
+    # pokerkit's minimum of 600).
+    m = _machine(players=5, button=5, profile="campione", game="nlhe")
+    m.rule_53A_out_of_turn(kind="check", offset=1, then="call")
+    m.rule_53B_skipped_seat(again="call", kinds=["call", "raise", "min"], skipped="raise")
+    m.rule_46_pull_back(fold=True, keep=0, oot=False, seat=1)
+    m.rule_53B_skipped_seat(again="call", kinds=["call", "min"], skipped="call")
+    m.allin_button(seat=2)
+    assert _machine_judged(m) == ["hand 1: judged rake (Campione, Rake)"]
