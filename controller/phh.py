@@ -245,6 +245,9 @@ class _Builder:
         self.last_act: dict[int, tuple[int, int, int]] = {}
         # seat -> (street, chips) bound in by rule 53-B while the seat acts again
         self.committed: dict[int, tuple[int, int]] = {}
+        # seat -> (street, chips) binding chips (53-B) left in front above the bet it called
+        # in the file: back uncalled at the end, its call of a later raise, or dead on a fold
+        self.parked: dict[int, tuple[int, int]] = {}
         # An all-in tabling with only dead hands able to bet: their folds and the shows wait
         # for the next street (`_dead_hands_fold_then_show`).
         self.deferred = False
@@ -290,9 +293,13 @@ class _Builder:
         self.acted_before[len(self.actions)] = self.acted.get(i, -1)
         self.acted[i] = max(self.level, amount)
         totals = self.totals[self.street]
+        parked = self._unpark(seat)
         if kind == "fold":
             word = "f"
             self.folded.add(seat)
+            if parked:
+                # binding chips left above its call stay in the pot with the fold (53-B)
+                self._dead_money(seat, parked, "binding out-of-turn chips forfeited (rule 53-B)")
             # An undercall the floor let fold (rule 51-B): its chips stay in the pot. PHH has
             # no such action: they are written as the seat's ante (dead money in the pot, so
             # every stack replays exactly), and a ruling says so.
@@ -329,6 +336,7 @@ class _Builder:
                 # stays in front (back uncalled at the end) and is its call of a later raise
                 # up to it, written when the round closes (`_close_round`).
                 self.acted[i] = self.level
+                self.parked[seat] = (self.street, amount - self.level)
         else:
             self.committed.pop(seat, None)
             word = f"cbr {amount}"
@@ -475,6 +483,8 @@ class _Builder:
             totals[seat] = bound
             self.actions.append(f"p{i + 1} cc")
             self.last_actor = i
+            if bound > self.level:
+                self.parked[seat] = (self.street, bound - self.level)
             return
         word = f"cbr {bound}" if bound > self.level else "cc"
         self.acted[i] = max(self.level, bound)
@@ -505,8 +515,25 @@ class _Builder:
             return False
         return self.killed[i] < self.street or self.acted.get(i, -1) < self.level
 
+    def _unpark(self, seat: int) -> int:
+        """The seat's binding chips left in front above its call on this street (53-B), no
+        longer so: a later action of its own takes them up, or a fold leaves them dead."""
+        street, chips = self.parked.pop(seat, (-1, 0))
+        return chips if street == self.street else 0
+
+    def _dead_money(self, seat: int, chips: int, why: str) -> None:
+        """Chips the seat leaves in the pot beyond its bets in the file: its ante (dead
+        money), a ruling saying so."""
+        self.totals[self.street][seat] -= chips
+        self.contrib_ante[seat] += chips
+        self.antes[self.index[seat]] += chips
+        self.rulings.append(f"{why}: seat {seat}, {chips}")
+
     def _fold_dead(self, i: int) -> None:
         """A dead hand folds in the file, now."""
+        parked = self._unpark(self.order[i])
+        if parked:
+            self._dead_money(self.order[i], parked, "binding chips forfeited (rule 53-B)")
         self.acted_before[len(self.actions)] = self.acted.get(i, -1)  # `_folds_without_a_turn`
         self.actions.append(f"p{i + 1} f")
         self.folded.add(self.order[i])
@@ -544,6 +571,10 @@ class _Builder:
             elif opened and i not in out and self.acted.get(i, -1) < self.level:
                 self.actions.append(f"p{i + 1} cc")
                 self.acted[i] = self.level
+                left = self.totals[self.street][self.order[i]] - self.level
+                self.parked.pop(self.order[i], None)
+                if left > 0:  # still above the bet: back uncalled at the end
+                    self.parked[self.order[i]] = (self.street, left)
 
     def _fold_dead_callers(self) -> None:
         """Dead hands whose turn in the round is over (a call, or the last action) while the

@@ -616,3 +616,20 @@ def test_rule_53B_seat_passed_above_the_bet_that_goes_all_in_later_calls_in_the_
     m.rule_53B_skipped_seat(again="call", kinds=["call", "min"], skipped="call")
     m.allin_button(seat=2)
     assert _machine_judged(m) == ["hand 1: judged rake (Campione, Rake)"]
+
+
+def test_rule_53B_binding_chips_above_the_call_stay_in_when_the_seat_folds_in_the_file() -> None:
+    # The small blind's raise to 1,100 out of turn binds (53-B); the skipped seat raises to
+    # 500 only, so the table passes it (its 1,100 cover the bet); then the big blind moves all
+    # in and the small blind folds: its 1,100 stay in. In the file its chips were a call of
+    # 500 with 600 left in front: they stay in as its dead money (the file had lost them).
+    m = _machine(players=5, button=6, profile="tda-2015", game="nlhe", straddle=True)
+    m.rule_53A_out_of_turn(kind="check", offset=1, then="call")
+    m.rule_53B_skipped_seat(again="call", kinds=["call", "raise", "raise"], skipped="raise")
+    m.rule_15B_bettor_discards(kind="raise")
+    m.rule_53B_skipped_seat(again="call", kinds=["allin", "raise"], skipped="call")
+    m.allin_button(seat=2)
+    m.rule_53B_skipped_seat(again="call", kinds=["allin", "call"], skipped="call")
+    verdicts = _machine_judged(m)
+    assert int(m.seats()["1"]["stack"]) == 8_900  # its 1,100 stayed in
+    assert verdicts == ["hand 1: judged exactly"]
