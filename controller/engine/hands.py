@@ -241,8 +241,6 @@ def _left_on_table(table: Table, trigger: str) -> None:
         )
 
 
-
-
 def finish_if_complete(table: Table) -> None:
     """After each input: a hand whose betting is complete ends now."""
     betting = table.betting
