@@ -621,6 +621,12 @@ class _Builder:
         for seat in callers:
             self.allin.discard(seat)
             self.acted[self.index[seat]] = self.level
+        for k in range(at + 1, len(self.actions)):
+            player, _, word = self.actions[k].partition(" ")
+            if word == "cc" and self.acted_before.get(k, -1) >= self.level:
+                # a call of the raise by a player who had acted at the bet left: no turn
+                seat = self.order[int(player[1:]) - 1]
+                self.actions[k] = _comment(f"seat {seat} called: no turn left (the raise folded)")
         self._folds_without_a_turn(at)
 
     def uncontested(self) -> None:

@@ -55,10 +55,13 @@ def _limit_short_allin(events: Sequence[Mapping[str, Any]]) -> bool:
             bet = big * (2 if e.get("street") in ("turn", "river") else 1)
         elif kind == "action":
             amount = int(e.get("amount") or 0)
+            raised = e.get("action") in ("raise", "bet") or (
+                e.get("action") == "allin" and amount >= level + bet
+            )
+            if raised and short:
+                return True  # a raise after it, all in or not
             if e.get("action") == "allin" and level < amount < level + bet:
                 short = True
-            elif e.get("action") in ("raise", "bet") and short:
-                return True
             level = max(level, amount)
     return False
 

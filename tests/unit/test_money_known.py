@@ -31,6 +31,8 @@ def test_rule_47B_limit_short_all_in_raised_after_is_named_and_nothing_else() ->
     raised = {"type": "action", "seat": 4, "action": "raise", "amount": 260}
     called = {"type": "action", "seat": 4, "action": "call", "amount": 160}
     assert known_money_gap(_hand("flhe", bb, allin, raised)) == LIMIT_SHORT_ALLIN_47B
+    allin_raise = {"type": "action", "seat": 4, "action": "allin", "amount": 260}
+    assert known_money_gap(_hand("flhe", bb, allin, allin_raise)) == LIMIT_SHORT_ALLIN_47B
     assert known_money_gap(_hand("flhe", bb, allin, called)) is None
     assert known_money_gap(_hand("nlhe", bb, allin, raised)) is None
 

@@ -633,3 +633,18 @@ def test_rule_53B_binding_chips_above_the_call_stay_in_when_the_seat_folds_in_th
     verdicts = _machine_judged(m)
     assert int(m.seats()["1"]["stack"]) == 8_900  # its 1,100 stayed in
     assert verdicts == ["hand 1: judged exactly"]
+
+
+def test_rule_58_all_in_raise_folding_after_a_caller_who_had_acted_is_judged() -> None:
+    # The big blind's all-in raise (53-B) is called all in by a short stack that had called
+    # the big blind already; the raiser then folds out of turn (58) and 9,550 come back. In
+    # the file the raise folds where it was made (its 350 above the blind dead money) and the
+    # short stack's call of it has no turn left once it is gone (pokerkit refused it).
+    m = _machine(players=4, button=2, profile="campione", game="nlhe", short=True)
+    m.rule_55_check_facing_a_bet(then="call")
+    m.time_passes()
+    m.time_passes()
+    m.rule_53B_skipped_seat(again="call", kinds=["call", "allin"], skipped="raise")
+    m.rule_53B_skipped_seat(again="call", kinds=["call", "call"], skipped="call")
+    m.rule_46_pull_back(fold=True, keep=0, oot=True, seat=4)
+    assert _machine_judged(m) == ["hand 1: judged exactly"]
