@@ -559,13 +559,13 @@ class HandBetting(BettingRecord):
                 self.emit.alert(
                     "tabled_hand_mucked",
                     "warning",
-                    f"seat {seat}'s hand was tabled all-in and stays live",
+                    f"seat {seat}'s hand was tabled (a hand all in, betting over): it stays live",
                     seat=seat,
                     rule="16",
                 )
                 return
             self.make(mucked_winner_13c.best_hand_mucked(self, seat))
-            self.live.discard(seat)
+            self.leave(seat)
             self.emit.event("hand_mucked", seat=seat, rule="13-B")
             if len(self.live) == 1:
                 self.award(t, "uncontested")
@@ -574,7 +574,7 @@ class HandBetting(BettingRecord):
         if self.phase == Phase.BETTING and rnd is not None and rnd.to_act == seat:
             before = rnd.bets[seat]
             action = rnd.fold(seat)
-            self.live.discard(seat)
+            self.leave(seat)
             self.record(action, before)
             # 51-B with 46: only the chips still out beyond its bet are forfeited (some may
             # have been taken back since the undercall), and never more than it has
@@ -602,6 +602,12 @@ class HandBetting(BettingRecord):
             return
         self.make(fold_58.fold_out_of_turn(self, t, seat))
 
+    def leave(self, seat: int) -> None:
+        """The seat's hand leaves the pot (a fold, a muck, a kill)."""
+        if seat in self.live:
+            self.live.discard(seat)
+            self.left.append(seat)
+
     def kill(self, t: float, seat: int, rule: str) -> None:
         """The seat's hand is dead by rule (37, 38, 30, 71-C): not an action, its chips stay in."""
         if seat not in self.live:
@@ -610,7 +616,7 @@ class HandBetting(BettingRecord):
         if rnd is not None and seat in rnd.behind and seat not in rnd.folded:
             self.make(uncalled_15b_65a.return_uncalled(self, seat, "65-A"))
             rnd.folded.add(seat)
-        self.live.discard(seat)
+        self.leave(seat)
         self.held.pop(seat, None)
         self.declared.pop(seat, None)
         self.undercalls.pop(seat, None)
@@ -637,6 +643,7 @@ class HandBetting(BettingRecord):
     def return_to(self, o: Opening) -> None:
         """Undo every action since `o` was taken: chips back behind, the first round again."""
         self.live = set(o.live)
+        self.left = [s for s in self.left if s not in self.live]
         self.contrib = dict(o.contrib)
         self.posted = dict(o.posted)
         self.owed = dict(o.owed)
@@ -684,6 +691,10 @@ class HandBetting(BettingRecord):
 
     def after_change(self, t: float) -> None:
         """Close the round, end the hand or resolve a held action, as far as it goes."""
+        if self.phase == Phase.WAITING:
+            # A fold between streets can leave one hand with chips against all-in hands:
+            # betting is over, every hand face up now (16), not when the next card comes
+            self.make(tabled_16.maybe_table(self))
         while True:
             if len(self.live) == 1 and self.phase != Phase.COMPLETE:
                 self.award(t, "uncontested")
@@ -804,6 +815,8 @@ class HandBetting(BettingRecord):
 
     def _set_seats(self, c: Mark | Keep | Drop | Skip) -> None:
         match c:
+            case Mark("live", seat, False):
+                self.leave(seat)
             case Mark(field, seat, on):
                 seats: set[int] = getattr(self, field)
                 if on:

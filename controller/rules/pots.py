@@ -64,13 +64,24 @@ def uncalled(contributions: Mapping[int, int], live: Collection[int]) -> tuple[i
     return None
 
 
-def build_pots(contributions: Mapping[int, int], live: Collection[int], dead: int = 0) -> list[Pot]:
+def build_pots(
+    contributions: Mapping[int, int],
+    live: Collection[int],
+    dead: int = 0,
+    *,
+    gone: Sequence[int] = (),
+) -> list[Pot]:
     """Main pot first, then side pots at each all-in level of the live seats (rule 21).
 
     ``contributions`` are whole-hand chips per seat (antes included), after the
     :func:`uncalled` excess has been taken back; ``live`` are the seats still
     holding cards. Folded seats' chips are dead money in every pot their
-    contribution reaches; chips above the highest live level go to the last pot.
+    contribution reaches; chips above the highest live level go to the last pot (a
+    forced bet a live hand with chips never had to match is dead money it wins), unless
+    ``gone`` (the hands that left, in order; given when every live hand is all in) says
+    who had them last: a side pot above every live hand's reach was won, uncontested, by
+    the last hand to leave it (its rivals there left first), and an all-in hand that
+    never matched those chips cannot win them (21).
     ``dead`` is money belonging to no seat (e.g. a big-blind ante), put in the main pot.
     """
     _check_amounts(contributions)
@@ -94,6 +105,9 @@ def build_pots(contributions: Mapping[int, int], live: Collection[int], dead: in
         eligible = tuple(sorted(s for s in live_set if contributions[s] >= level))
         pots.append(Pot(amount, eligible))
         previous = level
+    above = _left_above(contributions, previous, gone)
+    pots += above
+    previous = max([previous, *(contributions[s] for p in above for s in p.eligible)])
     excess = sum(c - previous for c in contributions.values() if c > previous)
     if excess:
         last = pots[-1]
@@ -101,6 +115,25 @@ def build_pots(contributions: Mapping[int, int], live: Collection[int], dead: in
     if dead:
         pots[0] = Pot(pots[0].amount + dead, pots[0].eligible)
     return pots
+
+
+def _left_above(contributions: Mapping[int, int], level: int, gone: Sequence[int]) -> list[Pot]:
+    """The side pots above `level` (the highest live hand's) that a hand which left holds
+    last: each layer goes to the last of `gone` to leave among those that reach it."""
+    pots: list[Pot] = []
+    previous = level
+    while True:
+        reach = [s for s in gone if contributions.get(s, 0) > previous]
+        if not reach:
+            return pots
+        owner = reach[-1]
+        top = contributions[owner]
+        amount = sum(min(c, top) - min(c, previous) for c in contributions.values() if c > previous)
+        if pots and pots[-1].eligible == (owner,):
+            pots[-1] = Pot(pots[-1].amount + amount, (owner,))
+        else:
+            pots.append(Pot(amount, (owner,)))
+        previous = top
 
 
 def split_pot(

@@ -648,3 +648,62 @@ def test_rule_58_all_in_raise_folding_after_a_caller_who_had_acted_is_judged() -
     m.rule_53B_skipped_seat(again="call", kinds=["call", "call"], skipped="call")
     m.rule_46_pull_back(fold=True, keep=0, oot=True, seat=4)
     assert _machine_judged(m) == ["hand 1: judged exactly"]
+
+
+def _short_all_in_and_two_callers(*, hand_for_hand: bool = False) -> Table:
+    """The button all in for 150, the small blind raises to 400, the big blind calls: the
+    preflop betting is over with two hands holding chips (found at 1,500 examples, seed 6)."""
+    table = Table(seats=(1, 2, 3), button=1, stacks={1: 150, 2: 10_000, 3: 10_000})
+    if hand_for_hand:  # RP-8: the room holds and releases the hand; RP-8 F: face down
+        for name, fields in (
+            ("hold", {"reason": "hand for hand", "hand_for_hand": True}),
+            ("release", {}),
+        ):
+            table.do(ev(t=table.step(), event="command", name=name, id=name, **fields))
+    table.shuffle()
+    table.push(2, 25, 25)
+    table.push(3, 100)
+    table.deal({2: ["Qs", "Qd"], 3: ["Ts", "Td"], 1: ["Ac", "Ad"]})
+    table.push(1, 100, 50)
+    table.push(2, 100, 100, 100, 25, 25)
+    table.push(3, 100, 100, 100)
+    return table
+
+
+def test_rule_16_fold_between_streets_leaving_one_hand_with_chips_tables_every_hand() -> None:
+    """The big blind folds out of turn before the flop (58): the small blind is the one hand
+    with chips left against an all-in hand, betting is over, and every hand is tabled now
+    (16). Its cards then reaching the muck are no fold: "no player who ... has called all
+    betting action may muck his or her hand without tabling". Before, that second fold was
+    binding too and the all-in button, in for 150, took the whole 1,250."""
+    table = _short_all_in_and_two_callers()
+    table.fold(3)
+    tabled = table.events("hands_tabled")
+    assert [(e["seats"], e["rule"]) for e in tabled] == [([1, 2], "16")]
+    table.fold(2)
+    mucked = [a for a in table.alerts() if a["type"] == "tabled_hand_mucked"]
+    assert mucked and mucked[0]["seat"] == 2 and mucked[0]["rule"] == "16"
+    table.board("2c", "7d", "Th", burn="3c")
+    table.board("Jc", burn="4c")
+    table.board("5s", burn="6c")
+    table.push_pot()
+    pots = [(e["pot"], e["amount"], e["winners"]) for e in table.events("pot_awarded")]
+    assert pots == [(1, 500, [2]), (0, 450, [1])]  # the side pot the small blind's alone
+    assert table.stacks() == {1: 450, 2: 10_100, 3: 9_600}
+    assert _judged(table) == ["hand 1: judged exactly"]
+
+
+def test_rule_21_side_pot_above_an_all_in_goes_to_the_last_hand_to_leave_it() -> None:
+    """Hand for hand, the hands stay face down (RP-8 F). The big blind folds out of turn,
+    then the small blind's cards reach the muck: the all-in button wins the main pot, 150
+    from each; the side pot (the two callers' 250 each above it) was the small blind's alone
+    once the big blind left, and an all-in hand wins from each rival no more than it put in
+    (21). Before, the button took all 1,250."""
+    table = _short_all_in_and_two_callers(hand_for_hand=True)
+    table.fold(3)
+    assert table.events("hands_face_down") and not table.events("hands_tabled")
+    table.fold(2)
+    assert table.events("hand_mucked")[0]["seat"] == 2
+    pots = [(e["pot"], e["amount"], e["winners"]) for e in table.events("pot_awarded")]
+    assert pots == [(1, 500, [2]), (0, 450, [1])]
+    assert table.stacks() == {1: 450, 2: 10_100, 3: 9_600}

@@ -53,6 +53,25 @@ def test_rule_21_folded_chips_above_top_live_level_go_to_last_pot() -> None:
     assert pots == [Pot(150, (1, 4)), Pot(300, (4,))]
 
 
+def test_rule_21_side_pot_no_live_hand_reaches_goes_to_the_last_hand_to_leave_it() -> None:
+    # Seat 1 all in for 150; seats 2 and 3 put in 400 each, then seat 3 left, then seat 2:
+    # the all-in hand wins 150 from each rival, the rest was seat 2's alone.
+    contributions = {1: 150, 2: 400, 3: 400}
+    assert build_pots(contributions, live={1}, gone=[3, 2]) == [Pot(450, (1,)), Pot(500, (2,))]
+    # Left the other way round: seat 3 had it last.
+    assert build_pots(contributions, live={1}, gone=[2, 3]) == [Pot(450, (1,)), Pot(500, (3,))]
+    # Layers: seat 3 (600) left first, seat 2 (400) last: seat 2 holds the layer up to 400,
+    # the rest of seat 3's chips are its own layer.
+    contributions = {1: 150, 2: 400, 3: 600}
+    assert build_pots(contributions, live={1}, gone=[3, 2]) == [
+        Pot(450, (1,)),
+        Pot(500, (2,)),
+        Pot(200, (3,)),
+    ]
+    # Not given (a live hand with chips could have matched them): the last pot's, as before.
+    assert build_pots(contributions, live={1}) == [Pot(1150, (1,))]
+
+
 def test_rule_21_dead_money_goes_to_main_pot() -> None:
     pots = build_pots({1: 100, 2: 100}, live={1, 2}, dead=25)
     assert pots == [Pot(225, (1, 2))]

@@ -57,7 +57,10 @@ def award(hb: HandChips, reason: str) -> tuple[bool, list[Change]]:
             Chips(seat, -amount),
             say("uncalled_bet_returned", seat=seat, amount=amount, rule="15-B"),
         ]
-    pots = build_pots(contrib, hb.live, hb.dead)
+    # An all-in hand wins from each rival no more than it put in (21): chips above every
+    # live hand's reach, when no live hand could still match them, are the last rival's
+    all_in = all(hb.seats[s].stack == 0 for s in hb.live)
+    pots = build_pots(contrib, hb.live, hb.dead, gone=hb.left if all_in else ())
     taken, raked = rake(hb, pots)
     changes.insert(0, Completed(taken))
     board = hb.board()

@@ -80,6 +80,9 @@ class BettingRecord:
     street_i: int = 0
     announced: set[int] = field(default_factory=set)  # streets `board_dealt` announced
     live: set[int] = field(default_factory=set)
+    # The hands that left the pot (fold, muck, kill), in order: the last of them to leave
+    # a side pot no live hand reaches keeps it (21; controller.rules.pots.build_pots).
+    left: list[int] = field(default_factory=list)
     contrib: dict[int, int] = field(default_factory=dict)  # chips put in, this hand
     posted: dict[int, int] = field(default_factory=dict)  # blinds posted (antes apart)
     owed: dict[int, int] = field(default_factory=dict)  # forced bets still due
