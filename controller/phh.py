@@ -969,16 +969,10 @@ class _Builder:
             return PhhHand(**base, text=None, problem=self.problem)
         for street, at in self.board_at.items():
             self.actions[at] = f"d db {''.join(self.board.get(street, []))}"
-        for i, excess in _dead_blinds_within_reach(self.actions, starting, self.antes, self.blinds):
-            # 58: the blind stays in whole (a forced bet is no bet of the player's to come
-            # back); in the file the part the one hand left cannot reach is dead money.
-            self.blinds[i] -= excess
-            self.antes[i] += excess
-            self.rulings.append(
-                f"binding fold out of turn (rule 58): seat {self.order[i]}'s blind stays in "
-                f"whole; the other hand cannot match it, so {excess} is written as dead money"
-            )
-        self.actions = _as_the_stacks_allow(self.actions, starting, self.antes, self.blinds)
+        cards = ["".join(hand.holecards.get(seat, [])) for seat in self.order]
+        self.actions = _as_the_stacks_allow(
+            self.actions, starting, self.antes, self.blinds, cards=cards
+        )
         deal = []
         for i, seat in enumerate(self.order):
             cards = hand.holecards.get(seat, [])
@@ -1040,51 +1034,13 @@ class _Builder:
         return [("ante_trimming_status", True)]
 
 
-def _dead_blinds_within_reach(
-    actions: Sequence[str], starting: Sequence[int], antes: Sequence[int], blinds: Sequence[int]
-) -> list[tuple[int, int]]:
-    """Dead hands whose blind the one hand left in the pot cannot reach: (player, the part of
-    its blind to write as dead money instead).
-
-    A blind folded out of turn (58) before the one other hand still in acts stays in whole
-    (the table returns no part of a forced bet). In the file that hand, facing a blind beyond
-    its chips, calls all in, and the dead hand then has no turn to fold in (pokerkit goes to
-    the showdown, and returns the blind's excess uncalled). Written with the dead hand's
-    blind lowered to a chip under what the hand left can put in (still the largest blind, so
-    the order of play is the table's; the rest is its dead money, which pokerkit puts in the
-    pot whole), that hand calls with a chip behind, the dead hand folds in its option, and
-    the stacks are the table's.
-    """
-    n = len(starting)
-    stacks = [s - a - b for s, a, b in zip(starting, antes, blinds, strict=True)]
-    bets = list(blinds)
-    folded: set[int] = set()
-    for line in actions:
-        parts = line.split()
-        if parts[:2] == ["d", "db"]:
-            break
-        if len(parts) < 2 or parts[0][:1] != "p" or not parts[0][1:].isdigit():
-            continue
-        i = int(parts[0][1:]) - 1
-        level = max(bets)
-        if parts[1] == "f":
-            left = [j for j in range(n) if j not in folded and j != i]
-            if len(left) == 1 and stacks[left[0]] == 0 and bets[i] == blinds[i] == level:
-                # a chip under what the hand left can put in, and still the largest blind
-                lower = starting[left[0]] - antes[left[0]] - 1
-                if lower > max(blinds[j] for j in range(n) if j != i):
-                    return [(i, blinds[i] - lower)]
-                return []
-            folded.add(i)
-        elif parts[1] in ("cc", "cbr"):
-            to = min(level if parts[1] == "cc" else int(parts[2]), bets[i] + stacks[i])
-            stacks[i] -= to - bets[i]
-            bets[i] = to
-    return []
-
-
 def _as_the_stacks_allow(
-    actions: Sequence[str], starting: Sequence[int], antes: Sequence[int], blinds: Sequence[int]
+    actions: Sequence[str],
+    starting: Sequence[int],
+    antes: Sequence[int],
+    blinds: Sequence[int],
+    *,
+    cards: Sequence[str],
 ) -> list[str]:
     """The file's turns and raises as the players' chips allow them, the stacks followed
     through the file's actions (player order, forced bets first):
@@ -1097,7 +1053,10 @@ def _as_the_stacks_allow(
       only a small blind all in for less, 15-B returns the excess); the table does not ask
       it and neither does pokerkit (its effective stack is nothing);
     - a raise beyond the player's chips (the bet `_opens_again` writes so that dead hands
-      fold in turn, returned uncalled) is written as its all-in.
+      fold in turn, returned uncalled) is written as its all-in;
+    - a fold by such a player with no turn has none in PHH either: it mucks at the
+      showdown, and the hands still in show their `cards` (a big blind folded out of turn
+      before a small blind short of the blind acts: 58, with table stakes).
     """
     n = len(starting)
     stacks = [s - a - b for s, a, b in zip(starting, antes, blinds, strict=True)]
@@ -1111,7 +1070,7 @@ def _as_the_stacks_allow(
 
     idle = without_a_turn()
     out: list[str] = []
-    for line in actions:
+    for at, line in enumerate(actions):
         parts = line.split()
         if parts[:2] == ["d", "db"]:
             bets = [0] * n
@@ -1119,10 +1078,13 @@ def _as_the_stacks_allow(
         elif len(parts) >= 2 and parts[0][:1] == "p" and parts[0][1:].isdigit():
             i = int(parts[0][1:]) - 1
             level = max(bets)
-            if parts[1] == "cbr" and not any(
-                j != i and j not in folded and stacks[j] + bets[j] > level for j in range(n)
-            ):
-                parts, line = [parts[0], "cc"], f"p{i + 1} cc"  # uncallable: a call
+            line = _uncallable_as_a_call(line, i, bets, stacks, folded)
+            parts = line.split()
+            if parts[1] == "f" and i in idle and bets[i] == level:
+                # As the round opened its bet covered every other hand still in, bet and
+                # stack: PHH has no turn for it; it mucks at the showdown instead.
+                folded.add(i)
+                return out + _mucked_without_a_turn(i, actions[at + 1 :], out, folded, cards)
             if parts[1] == "f":
                 folded.add(i)
             elif parts[1] == "cc" and i in idle and bets[i] == level:
@@ -1135,6 +1097,30 @@ def _as_the_stacks_allow(
                 bets[i] = to
         out.append(line)
     return out
+
+
+def _uncallable_as_a_call(
+    line: str, i: int, bets: Sequence[int], stacks: Sequence[int], folded: set[int]
+) -> str:
+    """Player `i`'s bet or raise that no other hand still in can call beyond the bet it
+    faces is written as a call (its excess comes back uncalled either way)."""
+    level = max(bets)
+    others = [j for j in range(len(bets)) if j != i and j not in folded]
+    if line.split()[1] == "cbr" and not any(stacks[j] + bets[j] > level for j in others):
+        return f"p{i + 1} cc"
+    return line
+
+
+def _mucked_without_a_turn(
+    i: int, rest: Sequence[str], written: Sequence[str], folded: set[int], cards: Sequence[str]
+) -> list[str]:
+    """Player `i`'s fold with no turn, as the showdown it is in the file: it mucks, the hands
+    still in show their cards, pokerkit deals the street pending (unseen: the table dealt
+    none) and the hand is over; of the rest only the comments stay."""
+    shows = [f"p{j + 1} sm {cards[j]}".rstrip() for j in range(len(cards)) if j not in folded]
+    dealt = sum(1 for line in written if line.startswith("d db "))
+    board = ["d db " + UNKNOWN * (3 if dealt == 0 else 1)] if dealt < 3 else []
+    return [f"p{i + 1} sm", *shows, *board, *(line for line in rest if line.startswith("#"))]
 
 
 def _names_and_start(hand: HandMessages) -> tuple[dict[int, str], float | None]:

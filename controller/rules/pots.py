@@ -70,6 +70,7 @@ def build_pots(
     dead: int = 0,
     *,
     gone: Sequence[int] = (),
+    reach: int | None = None,
 ) -> list[Pot]:
     """Main pot first, then side pots at each all-in level of the live seats (rule 21).
 
@@ -77,11 +78,12 @@ def build_pots(
     :func:`uncalled` excess has been taken back; ``live`` are the seats still
     holding cards. Folded seats' chips are dead money in every pot their
     contribution reaches; chips above the highest live level go to the last pot (a
-    forced bet a live hand with chips never had to match is dead money it wins), unless
-    ``gone`` (the hands that left, in order; given when every live hand is all in) says
-    who had them last: a side pot above every live hand's reach was won, uncontested, by
-    the last hand to leave it (its rivals there left first), and an all-in hand that
-    never matched those chips cannot win them (21).
+    forced bet a live hand with chips never had to match is dead money it wins) up to
+    ``reach``, the most any live hand could have put in (its chips in and behind; no
+    limit when None). Above it, no live hand wins them (table stakes: a hand wins from
+    each rival no more than it could have put in itself): ``gone`` (the hands that left,
+    in order) says who had them last, and each layer goes to the last hand to leave it
+    (its rivals there left first), as a side pot it won uncontested (21).
     ``dead`` is money belonging to no seat (e.g. a big-blind ante), put in the main pot.
     """
     _check_amounts(contributions)
@@ -89,13 +91,10 @@ def build_pots(
         raise RuleError(f"negative dead money {dead}")
     live_set = {s for s in live if s in contributions}
     levels = sorted({contributions[s] for s in live_set if contributions[s] > 0})
-    if not levels:
-        total = sum(contributions.values()) + dead
-        if total == 0:
-            return []
-        if not live:
-            raise RuleError("chips in the pot but no live hand")
-        return [Pot(total, tuple(sorted(live)))]
+    if sum(contributions.values()) + dead == 0:
+        return []
+    if not live:
+        raise RuleError("chips in the pot but no live hand")
     pots: list[Pot] = []
     previous = 0
     for level in levels:
@@ -105,13 +104,23 @@ def build_pots(
         eligible = tuple(sorted(s for s in live_set if contributions[s] >= level))
         pots.append(Pot(amount, eligible))
         previous = level
-    above = _left_above(contributions, previous, gone)
-    pots += above
-    previous = max([previous, *(contributions[s] for p in above for s in p.eligible)])
-    excess = sum(c - previous for c in contributions.values() if c > previous)
-    if excess:
-        last = pots[-1]
-        pots[-1] = Pot(last.amount + excess, last.eligible)
+    cap = max(previous, reach) if reach is not None else None
+    excess = sum(
+        min(c, cap) - previous if cap is not None else c - previous
+        for c in contributions.values()
+        if c > previous
+    )
+    if not pots:
+        pots.append(Pot(excess, tuple(sorted(live))))
+    elif excess:
+        pots[-1] = Pot(pots[-1].amount + excess, pots[-1].eligible)
+    if cap is not None:
+        above = _left_above(contributions, cap, gone)
+        pots += above
+        held = max([cap, *(contributions[s] for p in above for s in p.eligible)])
+        rest = sum(c - held for c in contributions.values() if c > held)
+        if rest:  # no hand that left is known to hold them: the last pot's, as without
+            pots[-1] = Pot(pots[-1].amount + rest, pots[-1].eligible)
     if dead:
         pots[0] = Pot(pots[0].amount + dead, pots[0].eligible)
     return pots

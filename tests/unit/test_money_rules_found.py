@@ -707,3 +707,21 @@ def test_rule_21_side_pot_above_an_all_in_goes_to_the_last_hand_to_leave_it() ->
     pots = [(e["pot"], e["amount"], e["winners"]) for e in table.events("pot_awarded")]
     assert pots == [(1, 500, [2]), (0, 450, [1])]
     assert table.stacks() == {1: 450, 2: 10_100, 3: 9_600}
+
+
+def test_table_stakes_short_button_winning_when_the_blinds_fold_out_of_turn() -> None:
+    """The button has 50 chips; the small blind, then the big blind, fold out of turn
+    before it acts (58). It wins the pot uncontested, but from each blind no more than it
+    could have put in itself: 50 from each, the big blind's other 50 are its own again
+    (found at 1,500 judged examples, seed 10; before, the button took all 150)."""
+    table = Table(seats=(1, 2, 3), button=1, stacks={1: 50, 2: 10_000, 3: 10_000})
+    table.shuffle()
+    table.push(2, 25, 25)
+    table.push(3, 100)
+    table.deal({2: ["Qs", "Qd"], 3: ["Ts", "Td"], 1: ["Ac", "Ad"]})
+    table.fold(2)
+    table.fold(3)
+    pots = [(e["pot"], e["amount"], e["winners"]) for e in table.events("pot_awarded")]
+    assert sorted(pots) == [(0, 100, [1]), (1, 50, [3])]
+    assert table.stacks() == {1: 150, 2: 9_950, 3: 9_950}
+    assert _judged(table) == ["hand 1: judged exactly"]

@@ -427,24 +427,28 @@ def test_rule_15B_folds_facing_a_raise_that_comes_back_then_the_pot_goes_unconte
     assert data["actions"][-3:] == ["p1 cc", "p3 f", "p4 f"]
 
 
-def test_rule_58_heads_up_dead_big_blind_beyond_the_small_blinds_chips() -> None:
+def test_rule_58_heads_up_big_blind_folding_before_a_short_small_blind_mucks_in_the_file() -> None:
     """Heads-up, the big blind folds out of turn before a small blind holding less than the
-    big blind: the blind stays in whole (the table returns nothing of a forced bet). In the
-    file the small blind would call all in and the big blind have no turn to fold in, and
-    pokerkit would return the blind's excess: part of the blind is written as dead money."""
+    big blind (70 in all). Table stakes: the small blind wins from the big blind no more
+    than it could have put in, 70, and 30 of the blind are the big blind's again (as
+    pokerkit has it). In the file the small blind calls all in, and the big blind, whose bet
+    covers it, has no turn to fold in: it mucks at the showdown."""
     table = Table(seats=(1, 2), button=1, stacks={1: 70, 2: 10_000})
     table.shuffle()
     table.push(1, 50)
     table.push(2, 100)
     table.deal({1: ["Ah", "Kh"], 2: ["Qd", "Jd"]})
     table.fold(2)
-    assert table.stacks() == {1: 170, 2: 9_900}
+    assert table.stacks() == {1: 140, 2: 9_930}
     _phh, data = _judged(table, {1: 70, 2: 10_000})
     # reverse-assigned heads-up arrays: index 0 the small blind's, index 1 the big blind's
-    assert data["blinds_or_straddles"] == [50, 69]
-    assert data["antes"] == [0, 31]
-    assert [a for a in data["actions"] if not a.startswith("d ")] == ["p2 cc", "p1 f"]
-    assert any("seat 2's blind stays in whole" in r for r in data["_rulings"])
+    assert data["blinds_or_straddles"] == [50, 100]
+    assert data["antes"] == [0, 0]
+    assert [a for a in data["actions"] if not a.startswith("d ")] == [
+        "p2 cc",
+        "p1 sm",
+        "p2 sm AhKh",
+    ]
 
 
 def test_rule_58_raiser_folding_after_an_all_in_call_writes_its_raise_as_dead_money() -> None:

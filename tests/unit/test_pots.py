@@ -57,19 +57,41 @@ def test_rule_21_side_pot_no_live_hand_reaches_goes_to_the_last_hand_to_leave_it
     # Seat 1 all in for 150; seats 2 and 3 put in 400 each, then seat 3 left, then seat 2:
     # the all-in hand wins 150 from each rival, the rest was seat 2's alone.
     contributions = {1: 150, 2: 400, 3: 400}
-    assert build_pots(contributions, live={1}, gone=[3, 2]) == [Pot(450, (1,)), Pot(500, (2,))]
+    assert build_pots(contributions, live={1}, gone=[3, 2], reach=150) == [
+        Pot(450, (1,)),
+        Pot(500, (2,)),
+    ]
     # Left the other way round: seat 3 had it last.
-    assert build_pots(contributions, live={1}, gone=[2, 3]) == [Pot(450, (1,)), Pot(500, (3,))]
+    assert build_pots(contributions, live={1}, gone=[2, 3], reach=150) == [
+        Pot(450, (1,)),
+        Pot(500, (3,)),
+    ]
     # Layers: seat 3 (600) left first, seat 2 (400) last: seat 2 holds the layer up to 400,
     # the rest of seat 3's chips are its own layer.
     contributions = {1: 150, 2: 400, 3: 600}
-    assert build_pots(contributions, live={1}, gone=[3, 2]) == [
+    assert build_pots(contributions, live={1}, gone=[3, 2], reach=150) == [
         Pot(450, (1,)),
         Pot(500, (2,)),
         Pot(200, (3,)),
     ]
-    # Not given (a live hand with chips could have matched them): the last pot's, as before.
+    # No reach given: the last pot's, as before.
     assert build_pots(contributions, live={1}) == [Pot(1150, (1,))]
+
+
+def test_table_stakes_a_hand_wins_from_each_rival_no_more_than_it_could_have_put_in() -> None:
+    # The button (50 chips, nothing in yet) wins when both blinds fold out of turn: 50 from
+    # each; the big blind's other 50 are its own again.
+    assert build_pots({1: 0, 2: 50, 3: 100}, live={1}, gone=[2, 3], reach=50) == [
+        Pot(100, (1,)),
+        Pot(50, (3,)),
+    ]
+    # A live hand with chips behind enough to match: a dead blind is all its (rule 30).
+    assert build_pots({1: 100, 2: 50}, live={2}, gone=[1], reach=10_000) == [Pot(150, (2,))]
+    # Chips between the top live level and its reach are the live hands' last pot.
+    assert build_pots({1: 100, 2: 300, 3: 500}, live={1}, gone=[2, 3], reach=400) == [
+        Pot(800, (1,)),
+        Pot(100, (3,)),
+    ]
 
 
 def test_rule_21_dead_money_goes_to_main_pot() -> None:

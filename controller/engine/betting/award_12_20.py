@@ -57,10 +57,10 @@ def award(hb: HandChips, reason: str) -> tuple[bool, list[Change]]:
             Chips(seat, -amount),
             say("uncalled_bet_returned", seat=seat, amount=amount, rule="15-B"),
         ]
-    # An all-in hand wins from each rival no more than it put in (21): chips above every
-    # live hand's reach, when no live hand could still match them, are the last rival's
-    all_in = all(hb.seats[s].stack == 0 for s in hb.live)
-    pots = build_pots(contrib, hb.live, hb.dead, gone=hb.left if all_in else ())
+    # Table stakes: a hand wins from each rival no more than it could have put in itself
+    # (chips in and behind); chips above every live hand's reach are the last rival's (21)
+    reach = max((hb.contrib.get(s, 0) + hb.seats[s].stack for s in hb.live), default=0)
+    pots = build_pots(contrib, hb.live, hb.dead, gone=hb.left, reach=reach)
     taken, raked = rake(hb, pots)
     changes.insert(0, Completed(taken))
     board = hb.board()
