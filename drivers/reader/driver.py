@@ -211,6 +211,7 @@ class ReaderDriver:
                 "restarts": self._restarts,
                 "open_failures": self._open_failures,
                 "focus_frames": self._focus_frames,
+                "awaiting": len(self._awaiting),  # requests sent, their answer not yet in
             }
 
     # -- thread ----------------------------------------------------------------------------

@@ -247,6 +247,9 @@ def test_driver_reports_offline_then_the_catch_up_then_online(tmp_path: Path) ->
             ]
             assert rec.devices() == ["online", "offline", "online"]
 
+            # Every answer the driver waits for is in (a late one would be the frame the
+            # board drops next, and a HELLO it still waits for would take the reboot's)
+            assert poll(lambda: driver.counters()["awaiting"] == 0, 10)
             board.drop_next()
             board.place("board", C)  # during the reboot: never reported by TAG_IN
             board.restart()
